@@ -1,0 +1,77 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+/// One set of compiler settings for every target: Swift 6 mode, strict concurrency.
+let swiftSettings: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
+]
+
+let package = Package(
+    name: "Rendezvous",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "interop-server", targets: ["InteropServer"]),
+        .library(name: "Contracts", targets: ["Contracts"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+    ],
+    targets: [
+        // C libraries: a module map and a shim each, imported by exactly one Swift module.
+        .systemLibrary(name: "CNGHTTP2", path: "Shared/CNGHTTP2", pkgConfig: "libnghttp2",
+                       providers: [.apt(["libnghttp2-dev"])]),
+        .systemLibrary(name: "COpenSSL", path: "Shared/COpenSSL", pkgConfig: "openssl",
+                       providers: [.apt(["libssl-dev"])]),
+        .systemLibrary(name: "CLibPQ", path: "Shared/CLibPQ", pkgConfig: "libpq",
+                       providers: [.apt(["libpq-dev"])]),
+        .systemLibrary(name: "CZlib", path: "Shared/CZlib", pkgConfig: "zlib",
+                       providers: [.apt(["zlib1g-dev"])]),
+
+        // Shared modules.
+        .target(name: "Wire", path: "Shared/Wire", swiftSettings: swiftSettings),
+        .target(name: "CryptoCore", dependencies: ["COpenSSL"], path: "Shared/CryptoCore",
+                swiftSettings: swiftSettings),
+        .target(name: "HTTP2", dependencies: ["CNGHTTP2", "CryptoCore"], path: "Shared/HTTP2",
+                swiftSettings: swiftSettings),
+        .target(name: "RPC", dependencies: ["HTTP2", "Wire", "CZlib"], path: "Shared/RPC",
+                swiftSettings: swiftSettings),
+        .target(name: "Contracts", dependencies: ["Wire", "RPC"], path: "Shared/Contracts",
+                swiftSettings: swiftSettings),
+        .target(name: "Postgres", dependencies: [
+                    "CLibPQ",
+                    .product(name: "Logging", package: "swift-log"),
+                ], path: "Shared/Postgres", swiftSettings: swiftSettings),
+        .target(name: "Runtime", dependencies: [
+                    "RPC", "Postgres", "Contracts",
+                    .product(name: "Logging", package: "swift-log"),
+                    .product(name: "Metrics", package: "swift-metrics"),
+                    .product(name: "Prometheus", package: "swift-prometheus"),
+                    .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                ], path: "Shared/Runtime", swiftSettings: swiftSettings),
+        .target(name: "TestSupport", dependencies: ["RPC", "Contracts"], path: "Shared/TestSupport",
+                swiftSettings: swiftSettings),
+
+        // Executables.
+        .executableTarget(name: "InteropServer", dependencies: ["RPC", "Contracts"],
+                          path: "Services/Interop", swiftSettings: swiftSettings),
+
+        // Tests.
+        .testTarget(name: "WireTests", dependencies: ["Wire"], swiftSettings: swiftSettings),
+        .testTarget(name: "HTTP2Tests", dependencies: ["HTTP2", "TestSupport"],
+                    swiftSettings: swiftSettings),
+        .testTarget(name: "RPCTests", dependencies: ["RPC", "Contracts", "TestSupport"],
+                    swiftSettings: swiftSettings),
+        .testTarget(name: "ContractsTests", dependencies: ["Contracts", "Wire", "TestSupport"],
+                    swiftSettings: swiftSettings),
+        .testTarget(name: "InteropTests", dependencies: ["InteropServer", "RPC", "Contracts", "TestSupport"],
+                    swiftSettings: swiftSettings),
+        .testTarget(name: "PostgresTests", dependencies: ["Postgres", "TestSupport"],
+                    swiftSettings: swiftSettings),
+        .testTarget(name: "RuntimeTests", dependencies: ["Runtime", "Postgres", "TestSupport"],
+                    swiftSettings: swiftSettings),
+    ]
+)

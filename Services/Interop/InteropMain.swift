@@ -1,0 +1,1 @@
+@main struct InteropMain { static func main() {} }

@@ -1,0 +1,4 @@
+#ifndef RENDEZVOUS_CNGHTTP2_SHIM_H
+#define RENDEZVOUS_CNGHTTP2_SHIM_H
+#include <nghttp2/nghttp2.h>
+#endif

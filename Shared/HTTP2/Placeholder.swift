@@ -1,0 +1,1 @@
+// Placeholder until the HTTP2 module lands.

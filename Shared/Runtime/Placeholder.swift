@@ -1,0 +1,1 @@
+// Placeholder until the Runtime module lands.
