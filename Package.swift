@@ -28,6 +28,7 @@ let package = Package(
                        providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CLibPQ", path: "Shared/CLibPQ", pkgConfig: "libpq",
                        providers: [.apt(["libpq-dev"])]),
+        .systemLibrary(name: "CLinux", path: "Shared/CLinux"),
         .systemLibrary(name: "CZlib", path: "Shared/CZlib", pkgConfig: "zlib",
                        providers: [.apt(["zlib1g-dev"])]),
 
@@ -35,7 +36,7 @@ let package = Package(
         .target(name: "Wire", path: "Shared/Wire", swiftSettings: swiftSettings),
         .target(name: "CryptoCore", dependencies: ["COpenSSL"], path: "Shared/CryptoCore",
                 swiftSettings: swiftSettings),
-        .target(name: "HTTP2", dependencies: ["CNGHTTP2", "CryptoCore"], path: "Shared/HTTP2",
+        .target(name: "HTTP2", dependencies: ["CNGHTTP2", "CLinux", "CryptoCore"], path: "Shared/HTTP2",
                 swiftSettings: swiftSettings),
         .target(name: "RPC", dependencies: ["HTTP2", "Wire", "CZlib"], path: "Shared/RPC",
                 swiftSettings: swiftSettings),

@@ -1,1 +1,0 @@
-// Placeholder until the HTTP2 module lands.
