@@ -1,0 +1,27 @@
+/// The gRPC length-prefixed message framing (gRPC over HTTP/2, "Length-Prefixed-Message").
+public enum GRPCFrame {
+    /// One flag byte plus a four-byte big-endian length.
+    public static let headerSize = 5
+
+    /// Appends the 5-byte prefix (flag, big-endian UInt32 length) and the message.
+    ///
+    /// `message` must be shorter than 4 GiB; callers enforce a far smaller limit.
+    public static func append(_ message: [UInt8], compressed: Bool, to buffer: inout [UInt8]) {
+        let length = UInt32(truncatingIfNeeded: message.count)
+        assert(Int(length) == message.count, "gRPC messages must be shorter than 4 GiB")
+        buffer.reserveCapacity(buffer.count + headerSize + message.count)
+        buffer.append(compressed ? 1 : 0)
+        buffer.append(UInt8(truncatingIfNeeded: length >> 24))
+        buffer.append(UInt8(truncatingIfNeeded: length >> 16))
+        buffer.append(UInt8(truncatingIfNeeded: length >> 8))
+        buffer.append(UInt8(truncatingIfNeeded: length))
+        buffer.append(contentsOf: message)
+    }
+
+    /// The framed message: prefix then payload.
+    public static func encode(_ message: [UInt8], compressed: Bool) -> [UInt8] {
+        var buffer: [UInt8] = []
+        append(message, compressed: compressed, to: &buffer)
+        return buffer
+    }
+}
