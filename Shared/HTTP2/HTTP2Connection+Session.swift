@@ -25,6 +25,9 @@ extension HTTP2Connection {
         nghttp2_session_callbacks_set_on_data_chunk_recv_callback(callbacks) { _, _, streamID, data, length, userData in
             HTTP2Connection.from(userData).onData(streamID: streamID, bytes: UnsafeRawBufferPointer(start: data, count: length))
         }
+        nghttp2_session_callbacks_set_on_frame_send_callback(callbacks) { _, frame, userData in
+            HTTP2Connection.from(userData).onFrameSent(frame!.pointee)
+        }
         nghttp2_session_callbacks_set_on_stream_close_callback(callbacks) { _, streamID, errorCode, userData in
             HTTP2Connection.from(userData).streamClosed(id: streamID, errorCode: errorCode)
             return 0
@@ -115,14 +118,27 @@ extension HTTP2Connection {
             } else {
                 stream.delegate?.didReceiveHeaders(headers, endStream: endStream)
             }
-            if endStream { stream.delegate?.didReceiveEnd() }
+            if endStream {
+                stream.remoteEnded = true
+                stream.delegate?.didReceiveEnd()
+            }
         case NGHTTP2_DATA.rawValue:
             if endStream, let stream = streams[frame.hd.stream_id] {
+                stream.remoteEnded = true
                 stream.delegate?.didReceiveEnd()
             }
         default:
             break
         }
+        return 0
+    }
+
+    private func onFrameSent(_ frame: nghttp2_frame) -> Int32 {
+        guard case .server = role, frame.hd.flags & UInt8(NGHTTP2_FLAG_END_STREAM.rawValue) != 0,
+              let stream = streams[frame.hd.stream_id], !stream.remoteEnded, let session else { return 0 }
+        // The response is complete but the client is still sending: tell it to stop
+        // (RFC 9113 §8.1), after the final frame so the status still arrives.
+        nghttp2_submit_rst_stream(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), stream.id, HTTP2ErrorCode.noError)
         return 0
     }
 

@@ -29,6 +29,8 @@ package final class HTTP2Stream: @unchecked Sendable {
     var inboundHeaderBytes = 0
     var headerBlock: [HTTP2Header] = []
     var unconsumedBytes = 0
+    /// The peer sent END_STREAM.
+    var remoteEnded = false
     var closed = false
 
     /// Bytes buffered for sending above which `waitUntilWritable` suspends.

@@ -22,3 +22,13 @@ extension ProtoReader {
         }
     }
 }
+
+extension ProtoReader {
+    /// Reads an embedded message into an optional field: merged into the present value, or
+    /// into a new one when the field was unset.
+    public mutating func mergeMessage<M: ProtoMessage>(_ existing: M?) throws -> M {
+        var message = existing ?? M()
+        try readMessage(into: &message)
+        return message
+    }
+}

@@ -1,0 +1,109 @@
+package import Contracts
+package import RPC
+
+/// `grpc.testing.TestService` as the public gRPC interop test descriptions define it.
+/// UnimplementedCall is deliberately not registered: it must answer UNIMPLEMENTED.
+package struct TestService: RPCService {
+    package typealias Messages = GRPCTesting
+
+    package var serviceName: String { Messages.serviceName }
+
+    package init() {}
+
+    package func register(in router: inout RPCRouter) {
+        router.unary(serviceName, "EmptyCall") { (_: Messages.Empty, context) in
+            Self.echoMetadata(context)
+            return Messages.Empty()
+        }
+        router.unary(serviceName, "CacheableUnaryCall", Self.unaryCall)
+        router.unary(serviceName, "UnaryCall", Self.unaryCall)
+        router.serverStreaming(serviceName, "StreamingOutputCall") {
+            (request: Messages.StreamingOutputCallRequest, writer: ResponseWriter<Messages.StreamingOutputCallResponse>, context) in
+            Self.echoMetadata(context)
+            try await Self.respond(to: request, with: writer)
+        }
+        router.clientStreaming(serviceName, "StreamingInputCall") {
+            (requests: RequestStream<Messages.StreamingInputCallRequest>, context) in
+            Self.echoMetadata(context)
+            var total: Int32 = 0
+            for try await request in requests {
+                try Self.checkCompression(expected: request.expectCompressed, context: context)
+                total &+= Int32(clamping: request.payload?.body.count ?? 0)
+            }
+            var response = Messages.StreamingInputCallResponse()
+            response.aggregatedPayloadSize = total
+            return response
+        }
+        router.bidirectional(serviceName, "FullDuplexCall") {
+            (requests: RequestStream<Messages.StreamingOutputCallRequest>, writer: ResponseWriter<Messages.StreamingOutputCallResponse>, context) in
+            Self.echoMetadata(context)
+            for try await request in requests {
+                try await Self.respond(to: request, with: writer)
+            }
+        }
+        router.bidirectional(serviceName, "HalfDuplexCall") {
+            (requests: RequestStream<Messages.StreamingOutputCallRequest>, writer: ResponseWriter<Messages.StreamingOutputCallResponse>, context) in
+            Self.echoMetadata(context)
+            var buffered: [Messages.StreamingOutputCallRequest] = []
+            for try await request in requests { buffered.append(request) }
+            for request in buffered { try await Self.respond(to: request, with: writer) }
+        }
+    }
+
+    @Sendable
+    static func unaryCall(_ request: Messages.SimpleRequest, _ context: ServerCallContext) async throws -> Messages.SimpleResponse {
+        echoMetadata(context)
+        try checkCompression(expected: request.expectCompressed, context: context)
+        try echoStatus(request.responseStatus)
+        guard request.responseSize >= 0 else {
+            throw RPCError(code: .invalidArgument, message: "response_size must not be negative", reason: "INVALID_SIZE")
+        }
+        context.compressResponses = request.responseCompressed?.value ?? false
+        var response = Messages.SimpleResponse()
+        response.payload = Messages.Payload(body: [UInt8](repeating: 0, count: Int(request.responseSize)))
+        return response
+    }
+
+    /// Answers one StreamingOutputCallRequest: a response per parameter, after its interval.
+    static func respond(to request: Messages.StreamingOutputCallRequest,
+                        with writer: ResponseWriter<Messages.StreamingOutputCallResponse>) async throws {
+        try echoStatus(request.responseStatus)
+        for parameters in request.responseParameters {
+            guard parameters.size >= 0, parameters.intervalUs >= 0 else {
+                throw RPCError(code: .invalidArgument, message: "size and interval_us must not be negative", reason: "INVALID_SIZE")
+            }
+            if parameters.intervalUs > 0 {
+                try await Task.sleep(for: .microseconds(Int(parameters.intervalUs)))
+            }
+            let payload = Messages.Payload(body: [UInt8](repeating: 0, count: Int(parameters.size)))
+            try await writer.write(Messages.StreamingOutputCallResponse(payload: payload),
+                                   compressed: parameters.compressed?.value ?? false)
+        }
+    }
+
+    /// Echo Metadata: the initial value back in the response headers, the trailing one in trailers.
+    static func echoMetadata(_ context: ServerCallContext) {
+        if let initial = context.requestMetadata[string: "x-grpc-test-echo-initial"] {
+            var metadata = context.initialMetadata
+            metadata.addString(initial, forKey: "x-grpc-test-echo-initial")
+            context.initialMetadata = metadata
+        }
+        if let trailing = context.requestMetadata[binary: "x-grpc-test-echo-trailing-bin"] {
+            var metadata = context.trailingMetadata
+            metadata.addBinary(trailing, forKey: "x-grpc-test-echo-trailing-bin")
+            context.trailingMetadata = metadata
+        }
+    }
+
+    /// Echo Status: a non-zero code ends the call with that code and message.
+    static func echoStatus(_ status: Messages.EchoStatus?) throws {
+        guard let status, status.code != 0 else { return }
+        throw RPCError(code: StatusCode(rawValue: Int(status.code)), message: status.message)
+    }
+
+    static func checkCompression(expected: Messages.BoolValue?, context: ServerCallContext) throws {
+        if expected?.value == true && !context.lastRequestCompressed {
+            throw RPCError(code: .invalidArgument, message: "expected a compressed request", reason: "EXPECTED_COMPRESSED")
+        }
+    }
+}

@@ -1,0 +1,254 @@
+package import HTTP2
+import Wire
+import Synchronization
+
+/// One RPC on the client: sends request messages, deframes responses into an inbox, and turns
+/// the trailers (or a reset, or a lost connection) into the call's final status.
+package final class ClientCall: HTTP2StreamDelegate, @unchecked Sendable {
+    // @unchecked Sendable: `deframer`, `headersSeen`, `responseCompressed`, `owedBytes` and
+    // `deadlineTimer` are touched only on the stream's loop; `shared` is behind a Mutex.
+
+    private(set) var stream: HTTP2Stream!
+    let inbox: MessageInbox
+    private let maxReceiveMessageSize: Int
+    private var deframer: GRPCDeframer
+    private var headersSeen = false
+    private var responseCompressed = false
+    private var owedBytes = 0
+    private var deadlineTimer: TimerID?
+    private let requestHead: [HTTP2Header]
+    private let compressRequests: Bool
+
+    private struct Shared {
+        var initialMetadata = Metadata()
+        var status: RPCError?
+        var trailingMetadata = Metadata()
+        var sentHead = false
+        var statusWaiters: [CheckedContinuation<RPCError, Never>] = []
+    }
+
+    private let shared = Mutex(Shared())
+    private static let okStatus = RPCError(code: .ok, message: "")
+
+    init(connection: HTTP2Connection, head: [HTTP2Header], compressRequests: Bool, maxReceiveMessageSize: Int,
+         timeoutNanoseconds: UInt64?) {
+        self.requestHead = head
+        self.compressRequests = compressRequests
+        self.maxReceiveMessageSize = maxReceiveMessageSize
+        self.deframer = GRPCDeframer(maxMessageSize: maxReceiveMessageSize)
+        let relay = ClientCreditRelay()
+        self.inbox = MessageInbox(onTaken: { _ in
+            relay.loop?.executeSoon { relay.call?.grantOwedCredit() }
+        })
+        self.stream = connection.makeStream(delegate: self)
+        relay.loop = connection.loop
+        relay.call = self
+        if let timeoutNanoseconds {
+            connection.loop.execute { [self] in
+                guard shared.withLock({ $0.status == nil }) else { return }
+                deadlineTimer = stream.loop.scheduleTimer(afterNanoseconds: timeoutNanoseconds) { [weak self] in
+                    self?.fail(RPCError(code: .deadlineExceeded, message: "deadline exceeded"), reset: true)
+                }
+            }
+        }
+    }
+
+    // MARK: Sending (any thread)
+
+    /// Sends one request message, with the request head first if not sent yet.
+    package func send(_ payload: [UInt8], end: Bool = false) throws {
+        let frame = try makeFrame(payload)
+        let head = takeHead()
+        stream.send(headers: head, data: frame, end: end ? .endStream : nil)
+    }
+
+    /// Half-closes the request side.
+    package func finishSending() {
+        stream.send(headers: takeHead(), end: .endStream)
+    }
+
+    /// Cancels the call: the server sees RST_STREAM(CANCEL), the caller CANCELLED.
+    package func cancel() {
+        fail(RPCError(code: .cancelled, message: "cancelled by the client"), reset: true)
+    }
+
+    private func takeHead() -> [HTTP2Header]? {
+        shared.withLock { state in
+            if state.sentHead { return nil }
+            state.sentHead = true
+            return requestHead
+        }
+    }
+
+    private func makeFrame(_ payload: [UInt8]) throws -> [UInt8] {
+        var frame: [UInt8] = []
+        if compressRequests {
+            let body = try Gzip.compress(payload)
+            frame.reserveCapacity(body.count + GRPCFrame.headerSize)
+            GRPCFrame.append(body, compressed: true, to: &frame)
+        } else {
+            frame.reserveCapacity(payload.count + GRPCFrame.headerSize)
+            GRPCFrame.append(payload, compressed: false, to: &frame)
+        }
+        return frame
+    }
+
+    // MARK: Results (any thread)
+
+    /// The response headers' metadata (empty until they arrive).
+    package var initialMetadata: Metadata { shared.withLock { $0.initialMetadata } }
+
+    /// Waits for the call's final status; `.ok` on success.
+    package func status() async -> RPCError {
+        if let status = shared.withLock({ $0.status }) { return status }
+        return await withCheckedContinuation { continuation in
+            let ready = shared.withLock { state -> RPCError? in
+                if let status = state.status { return status }
+                state.statusWaiters.append(continuation)
+                return nil
+            }
+            if let ready { continuation.resume(returning: ready) }
+        }
+    }
+
+    // MARK: HTTP2StreamDelegate (loop)
+
+    package func didReceiveHeaders(_ headers: [HTTP2Header], endStream: Bool) {
+        if !headersSeen {
+            headersSeen = true
+            let httpStatus = headers[first: ":status"] ?? ""
+            guard httpStatus == "200" else {
+                fail(RPCError(code: ClientCall.codeForHTTPStatus(httpStatus), message: "HTTP status \(httpStatus)"), reset: !endStream)
+                return
+            }
+            guard let contentType = headers[first: "content-type"], contentType.hasPrefix("application/grpc") else {
+                fail(RPCError(code: .unknown, message: "response is not gRPC"), reset: !endStream)
+                return
+            }
+            responseCompressed = headers[first: "grpc-encoding"] == "gzip"
+            if !endStream {
+                let metadata = Metadata(headers: headers)
+                shared.withLock { $0.initialMetadata = metadata }
+                return
+            }
+        }
+        complete(withTrailers: headers)
+    }
+
+    package func didReceiveData(_ bytes: UnsafeRawBufferPointer) {
+        deframer.append(bytes)
+        owedBytes += bytes.count
+        do {
+            while let framed = try deframer.next() {
+                var payload = framed.payload
+                if framed.compressed {
+                    guard responseCompressed else {
+                        throw RPCError(code: .internal, message: "compressed message without grpc-encoding")
+                    }
+                    payload = try Gzip.decompress(framed.payload, limit: maxReceiveMessageSize)
+                }
+                inbox.append(InboundMessage(payload: payload, compressed: framed.compressed,
+                                            wireBytes: framed.payload.count + GRPCFrame.headerSize))
+            }
+        } catch let error as RPCError {
+            fail(error, reset: true)
+            return
+        } catch {
+            fail(RPCError(code: .resourceExhausted, message: "response message too large or malformed"), reset: true)
+            return
+        }
+        grantOwedCredit()
+    }
+
+    fileprivate func grantOwedCredit() {
+        guard owedBytes > 0, inbox.bufferedBytes < 1 << 20 else { return }
+        let owed = owedBytes
+        owedBytes = 0
+        stream.consume(owed)
+    }
+
+    package func didReceiveEnd() {
+        if shared.withLock({ $0.status == nil }) {
+            fail(RPCError(code: .internal, message: "the server ended the stream without a status"), reset: false)
+        }
+    }
+
+    package func didClose(errorCode: UInt32) {
+        let status: RPCError
+        switch errorCode {
+        case HTTP2ErrorCode.noError: status = RPCError(code: .internal, message: "stream closed without a status")
+        case HTTP2ErrorCode.refusedStream: status = RPCError(code: .unavailable, message: "the server refused the stream")
+        case HTTP2ErrorCode.cancel: status = RPCError(code: .cancelled, message: "the stream was cancelled")
+        case HTTP2ErrorCode.enhanceYourCalm: status = RPCError(code: .resourceExhausted, message: "the server asked to slow down")
+        default: status = RPCError(code: .unavailable, message: "the stream failed (HTTP/2 error \(errorCode))")
+        }
+        fail(status, reset: false)
+    }
+
+    // MARK: Completion
+
+    private func complete(withTrailers headers: [HTTP2Header]) {
+        var status: RPCError
+        if let codeText = headers[first: "grpc-status"], let code = Int(codeText) {
+            status = RPCError(code: StatusCode(rawValue: code),
+                              message: PercentEncoding.decode(headers[first: "grpc-message"] ?? ""))
+            if let details = headers[first: "grpc-status-details-bin"], let bytes = Base64.decode(details) {
+                status.applyStatusDetails(bytes)
+            }
+        } else {
+            status = RPCError(code: .internal, message: "missing grpc-status")
+        }
+        status.trailers = Metadata(headers: headers)
+        do {
+            try deframer.finish()
+        } catch {
+            status = RPCError(code: .internal, message: "the response ended inside a message")
+        }
+        settle(status)
+    }
+
+    /// Ends the call with `status` unless it already ended.
+    private func fail(_ status: RPCError, reset: Bool) {
+        guard settle(status) else { return }
+        if reset { stream.reset(errorCode: HTTP2ErrorCode.cancel) }
+    }
+
+    @discardableResult
+    private func settle(_ status: RPCError) -> Bool {
+        let waiters = shared.withLock { state -> [CheckedContinuation<RPCError, Never>]? in
+            guard state.status == nil else { return nil }
+            state.status = status
+            state.trailingMetadata = status.trailers
+            let waiters = state.statusWaiters
+            state.statusWaiters.removeAll()
+            return waiters
+        }
+        guard let waiters else { return false }
+        stream.loop.executeSoon { [self] in
+            if let deadlineTimer { stream.loop.cancelTimer(deadlineTimer) }
+            deadlineTimer = nil
+        }
+        inbox.finish(status.code == .ok ? nil : status)
+        for waiter in waiters { waiter.resume(returning: status) }
+        return true
+    }
+
+    static func codeForHTTPStatus(_ status: String) -> StatusCode {
+        // gRPC spec, doc/http-grpc-status-mapping.md.
+        switch status {
+        case "400": return .internal
+        case "401": return .unauthenticated
+        case "403": return .permissionDenied
+        case "404": return .unimplemented
+        case "429", "502", "503", "504": return .unavailable
+        default: return .unknown
+        }
+    }
+}
+
+private final class ClientCreditRelay: @unchecked Sendable {
+    // @unchecked Sendable: both fields are set once in ClientCall.init before the relay is
+    // shared, then only read.
+    var loop: EventLoop?
+    weak var call: ClientCall?
+}

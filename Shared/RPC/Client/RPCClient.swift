@@ -1,0 +1,113 @@
+package import HTTP2
+import Wire
+import Synchronization
+
+/// A gRPC client for one server address: one multiplexed HTTP/2 connection, reconnected on
+/// demand after it closes or the server sends GOAWAY.
+package final class RPCClient: Sendable {
+    package let host: String
+    package let port: Int
+    private let security: TransportSecurity
+    private let configuration: HTTP2Configuration
+    private let group: EventLoopGroup
+    package let maxReceiveMessageSize: Int
+
+    private enum ConnectionState {
+        case idle
+        case connecting(Task<HTTP2Connection, any Error>)
+        case ready(HTTP2Connection)
+        case closed
+    }
+
+    private let state = Mutex(ConnectionState.idle)
+
+    package init(host: String, port: Int, security: TransportSecurity = .plaintext,
+                 group: EventLoopGroup = .shared, configuration: HTTP2Configuration = HTTP2Configuration(),
+                 maxReceiveMessageSize: Int = 4 << 20) {
+        self.host = host
+        self.port = port
+        self.security = security
+        self.group = group
+        self.configuration = configuration
+        self.maxReceiveMessageSize = maxReceiveMessageSize
+    }
+
+    /// A ready connection, reusing the current one while it accepts streams.
+    func connection() async throws -> HTTP2Connection {
+        let action = state.withLock { state -> Result<Task<HTTP2Connection, any Error>, RPCError> in
+            switch state {
+            case .ready(let connection) where connection.acceptsNewStreams:
+                return .success(Task { connection })
+            case .connecting(let task):
+                return .success(task)
+            case .closed:
+                return .failure(RPCError(code: .unavailable, message: "the client is closed"))
+            case .idle, .ready:
+                let task = Task { [host, port, group, security, configuration] in
+                    try await HTTP2Client.connect(host: host, port: port, loop: group.next(),
+                                                  security: security, configuration: configuration)
+                }
+                state = .connecting(task)
+                return .success(task)
+            }
+        }
+        let task = try action.get()
+        do {
+            let connection = try await task.value
+            state.withLock { state in
+                if case .connecting = state { state = .ready(connection) }
+            }
+            return connection
+        } catch {
+            state.withLock { state in
+                if case .connecting = state { state = .idle }
+            }
+            throw RPCError(code: .unavailable, message: "could not connect to \(host):\(port): \(error)")
+        }
+    }
+
+    /// Closes the connection; later calls fail with UNAVAILABLE.
+    package func close() {
+        let current = state.withLock { state -> HTTP2Connection? in
+            defer { state = .closed }
+            if case .ready(let connection) = state { return connection }
+            return nil
+        }
+        current?.shutdownSoon()
+    }
+
+    /// Opens a call on `path` and returns it before any message is sent.
+    package func makeCall(path: String, options: CallOptions) async throws -> ClientCall {
+        let connection = try await connection()
+        var head = [
+            HTTP2Header(":method", "POST"),
+            HTTP2Header(":scheme", security.scheme),
+            HTTP2Header(":path", path),
+            HTTP2Header(":authority", "\(host):\(port)"),
+            HTTP2Header("content-type", "application/grpc"),
+            HTTP2Header("te", "trailers"),
+            HTTP2Header("grpc-accept-encoding", "gzip"),
+            HTTP2Header("user-agent", "rendezvous-swift/1.0"),
+        ]
+        if options.compressRequests { head.append(HTTP2Header("grpc-encoding", "gzip")) }
+        let timeout = options.timeout.map { Self.nanoseconds($0) }
+        if let timeout { head.append(HTTP2Header("grpc-timeout", GRPCTimeout.encode(nanoseconds: timeout))) }
+        options.metadata.append(to: &head)
+        return ClientCall(connection: connection, head: head, compressRequests: options.compressRequests,
+                          maxReceiveMessageSize: maxReceiveMessageSize, timeoutNanoseconds: timeout)
+    }
+
+    private static func nanoseconds(_ duration: Duration) -> UInt64 {
+        let (seconds, attoseconds) = duration.components
+        guard seconds >= 0 else { return 0 }
+        return UInt64(seconds) * 1_000_000_000 + UInt64(attoseconds / 1_000_000_000)
+    }
+}
+
+extension TransportSecurity {
+    var scheme: String {
+        switch self {
+        case .plaintext: return "http"
+        }
+    }
+}

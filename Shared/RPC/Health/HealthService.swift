@@ -1,0 +1,68 @@
+import Synchronization
+
+/// `grpc.health.v1.Health`: Check and Watch over a table of service statuses.
+package final class HealthService: RPCService {
+    package typealias ServingStatus = HealthCheckResponse.ServingStatus
+
+    package var serviceName: String { "grpc.health.v1.Health" }
+
+    private struct State {
+        var statuses: [String: ServingStatus] = [:]
+        var watchers: [Int: (service: String, continuation: AsyncStream<ServingStatus>.Continuation)] = [:]
+        var nextWatcher = 0
+        var shuttingDown = false
+    }
+
+    private let state = Mutex(State())
+
+    package init() {}
+
+    /// Sets a service's status ("" is the whole server) and tells its watchers.
+    package func setStatus(_ status: ServingStatus, for service: String) {
+        let watchers = state.withLock { state -> [AsyncStream<ServingStatus>.Continuation] in
+            guard !state.shuttingDown else { return [] }
+            state.statuses[service] = status
+            return state.watchers.values.filter { $0.service == service }.map(\.continuation)
+        }
+        for watcher in watchers { watcher.yield(status) }
+    }
+
+    /// Marks everything NOT_SERVING for good (graceful shutdown).
+    package func enterShutdown() {
+        let watchers = state.withLock { state -> [AsyncStream<ServingStatus>.Continuation] in
+            state.shuttingDown = true
+            for key in state.statuses.keys { state.statuses[key] = .notServing }
+            return state.watchers.values.map(\.continuation)
+        }
+        for watcher in watchers { watcher.yield(.notServing) }
+    }
+
+    package func status(of service: String) -> ServingStatus? {
+        state.withLock { $0.statuses[service] }
+    }
+
+    package func register(in router: inout RPCRouter) {
+        router.unary(serviceName, "Check") { [self] (request: HealthCheckRequest, _) in
+            guard let status = status(of: request.service) else {
+                throw RPCError(code: .notFound, message: "unknown service \(request.service)", reason: "SERVICE_UNKNOWN")
+            }
+            return HealthCheckResponse(status: status)
+        }
+        router.serverStreaming(serviceName, "Watch") { [self] (request: HealthCheckRequest, writer: ResponseWriter<HealthCheckResponse>, _) in
+            let (updates, continuation) = AsyncStream<ServingStatus>.makeStream(bufferingPolicy: .bufferingNewest(8))
+            let (id, current) = state.withLock { state -> (Int, ServingStatus) in
+                let id = state.nextWatcher
+                state.nextWatcher += 1
+                state.watchers[id] = (request.service, continuation)
+                return (id, state.statuses[request.service] ?? .serviceUnknown)
+            }
+            defer { _ = state.withLock { $0.watchers.removeValue(forKey: id) } }
+            try await writer.write(HealthCheckResponse(status: current))
+            var last = current
+            for await status in updates where status != last {
+                last = status
+                try await writer.write(HealthCheckResponse(status: status))
+            }
+        }
+    }
+}

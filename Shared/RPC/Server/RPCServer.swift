@@ -1,0 +1,149 @@
+package import HTTP2
+package import Wire
+
+/// Settings of an RPC server.
+package struct RPCServerConfiguration: Sendable {
+    package var host = "127.0.0.1"
+    package var port = 0
+    /// Event loops; one per core when nil.
+    package var loopCount: Int?
+    package var maxReceiveMessageSize = 4 << 20
+    package var maxSendMessageSize = 16 << 20
+    /// Request bytes a streaming handler may leave unread before its stream's window closes.
+    package var maxBufferedRequestBytes = 1 << 20
+    package var decodingLimits = DecodingLimits()
+    package var http2 = HTTP2Configuration()
+    package var security: TransportSecurity = .plaintext
+
+    package init() {}
+}
+
+/// A gRPC server: routes HTTP/2 streams to registered services. Every server also serves
+/// `grpc.health.v1.Health`.
+package final class RPCServer: Sendable {
+    package let configuration: RPCServerConfiguration
+    package let health: HealthService
+    private let group: EventLoopGroup
+    private let http2: HTTP2Server
+
+    package init(configuration: RPCServerConfiguration, services: [any RPCService],
+                 interceptors: [any ServerInterceptor] = [], group: EventLoopGroup? = nil) throws {
+        self.configuration = configuration
+        let health = HealthService()
+        self.health = health
+        var router = RPCRouter()
+        for service in services + [health] { service.register(in: &router) }
+        let options = ServerCallOptions(
+            maxReceiveMessageSize: configuration.maxReceiveMessageSize,
+            maxSendMessageSize: configuration.maxSendMessageSize,
+            maxBufferedRequestBytes: configuration.maxBufferedRequestBytes,
+            decodingLimits: DecodingLimits(maxDepth: configuration.decodingLimits.maxDepth,
+                                           maxMessageSize: configuration.maxReceiveMessageSize),
+            interceptors: interceptors)
+        let group = try group ?? EventLoopGroup(loopCount: configuration.loopCount, name: "rv-server")
+        self.group = group
+        self.http2 = HTTP2Server(host: configuration.host, port: configuration.port, group: group,
+                                 security: configuration.security, configuration: configuration.http2,
+                                 handler: RPCDispatcher(router: router, options: options))
+        for service in services { health.setStatus(.serving, for: service.serviceName) }
+        health.setStatus(.serving, for: "")
+    }
+
+    /// Binds and starts serving; returns the bound port.
+    @discardableResult
+    package func start() throws -> Int {
+        try http2.start()
+        return http2.port
+    }
+
+    package var port: Int { http2.port }
+
+    /// Marks every service NOT_SERVING, sends GOAWAY, lets calls finish for up to `gracePeriod`.
+    package func shutdown(gracePeriod: Duration = .seconds(10)) async {
+        health.enterShutdown()
+        await http2.shutdown(gracePeriod: gracePeriod)
+    }
+}
+
+/// Turns each new HTTP/2 stream into a call of the method its `:path` names.
+struct RPCDispatcher: HTTP2ServerStreamHandler {
+    let router: RPCRouter
+    let options: ServerCallOptions
+
+    func openStream(_ stream: HTTP2Stream, headers: [HTTP2Header]) -> any HTTP2StreamDelegate {
+        let path = headers[first: ":path"] ?? ""
+        guard headers[first: ":method"] == "POST" else {
+            return RejectedStream.respondHTTP(stream, status: "405")
+        }
+        guard let contentType = headers[first: "content-type"], contentType.hasPrefix("application/grpc") else {
+            return RejectedStream.respondHTTP(stream, status: "415")
+        }
+        if let encoding = headers[first: "grpc-encoding"], encoding != "identity", encoding != "gzip" {
+            return RejectedStream.respondStatus(stream, RPCError(
+                code: .unimplemented, message: "grpc-encoding \(encoding) is not supported", reason: "UNSUPPORTED_ENCODING"))
+        }
+        guard let route = router.route(for: path) else {
+            return RejectedStream.respondStatus(stream, RPCError(
+                code: .unimplemented, message: "method \(path) is not implemented", reason: "UNIMPLEMENTED"))
+        }
+        var timeout: UInt64?
+        if let text = headers[first: "grpc-timeout"] {
+            guard let parsed = GRPCTimeout.parse(text) else {
+                return RejectedStream.respondStatus(stream, RPCError(
+                    code: .invalidArgument, message: "malformed grpc-timeout", reason: "BAD_TIMEOUT"))
+            }
+            timeout = parsed
+        }
+        let accepts = headers[first: "grpc-accept-encoding"]?.split(separator: ",")
+            .contains { $0.trimmingSpaces == "gzip" } ?? false
+        let context = ServerCallContext(
+            path: path, requestMetadata: Metadata(headers: headers), peer: stream.connectionPeer,
+            deadline: timeout.map { MonotonicClock.nanoseconds() &+ $0 })
+        let call = ServerCall(stream: stream, route: route, context: context, options: options,
+                              requestCompressed: headers[first: "grpc-encoding"] == "gzip",
+                              clientAcceptsGzip: accepts)
+        call.start(timeoutNanoseconds: timeout)
+        return call
+    }
+}
+
+extension Substring {
+    var trimmingSpaces: Substring {
+        var text = self
+        while text.first == " " { text.removeFirst() }
+        while text.last == " " { text.removeLast() }
+        return text
+    }
+}
+
+/// A stream answered without running a handler; whatever the client still sends is discarded.
+final class RejectedStream: HTTP2StreamDelegate {
+    let stream: HTTP2Stream
+
+    private init(stream: HTTP2Stream) { self.stream = stream }
+
+    static func respondHTTP(_ stream: HTTP2Stream, status: String) -> RejectedStream {
+        stream.send(headers: [HTTP2Header(":status", status)], end: .endStream)
+        return RejectedStream(stream: stream)
+    }
+
+    static func respondStatus(_ stream: HTTP2Stream, _ error: RPCError) -> RejectedStream {
+        var headers = [
+            HTTP2Header(":status", "200"),
+            HTTP2Header("content-type", "application/grpc"),
+            HTTP2Header("grpc-accept-encoding", "gzip"),
+            HTTP2Header("grpc-status", String(error.code.rawValue)),
+            HTTP2Header("grpc-message", PercentEncoding.encode(error.message)),
+        ]
+        if let details = error.statusDetailsBytes() {
+            headers.append(HTTP2Header("grpc-status-details-bin", Base64.encode(details)))
+        }
+        stream.send(headers: headers, end: .endStream)
+        return RejectedStream(stream: stream)
+    }
+
+    func didReceiveHeaders(_ headers: [HTTP2Header], endStream: Bool) {}
+    func didReceiveData(_ bytes: UnsafeRawBufferPointer) { stream.consume(bytes.count) }
+    func didReceiveEnd() {}
+    func didClose(errorCode: UInt32) {}
+}

@@ -1,0 +1,380 @@
+package import HTTP2
+import Wire
+import Synchronization
+
+/// One RPC on the server: deframes the request, runs the handler as a task on the stream's
+/// event loop, and writes the response and status.
+///
+/// Inbound state is confined to the loop. The response side is a small `Mutex`-guarded state
+/// machine, because the handler may call it from any executor.
+package final class ServerCall: HTTP2StreamDelegate, @unchecked Sendable {
+    // @unchecked Sendable: `deframer`, `singleRequest`, `requestEnded`, `owedBytes`, `task` and
+    // `deadlineTimer` are touched only on `stream.loop`; `response` is behind a Mutex; the
+    // rest is immutable.
+
+    let stream: HTTP2Stream
+    let route: RPCRoute
+    package let context: ServerCallContext
+    let options: ServerCallOptions
+    /// The request's compression: nil for identity.
+    let requestCompressed: Bool
+    /// Whether the client accepts gzip responses.
+    let clientAcceptsGzip: Bool
+
+    /// Messages for streaming handlers; nil for single-request kinds.
+    let inbox: MessageInbox?
+
+    private var deframer: GRPCDeframer
+    private var singleRequest: InboundMessage?
+    private var requestEnded = false
+    private var owedBytes = 0
+    private var task: Task<Void, Never>?
+    private var deadlineTimer: TimerID?
+
+    private enum ResponseState {
+        case idle
+        case streaming
+        case finished
+    }
+
+    private let response = Mutex(ResponseState.idle)
+
+    init(stream: HTTP2Stream, route: RPCRoute, context: ServerCallContext, options: ServerCallOptions,
+         requestCompressed: Bool, clientAcceptsGzip: Bool) {
+        self.stream = stream
+        self.route = route
+        self.context = context
+        self.options = options
+        self.requestCompressed = requestCompressed
+        self.clientAcceptsGzip = clientAcceptsGzip
+        self.deframer = GRPCDeframer(maxMessageSize: options.maxReceiveMessageSize)
+        let relay = CreditRelay()
+        if route.kind.hasSingleRequest {
+            self.inbox = nil
+        } else {
+            let loop = stream.loop
+            self.inbox = MessageInbox(onTaken: { _ in
+                loop.executeSoon { relay.call?.grantOwedCredit() }
+            })
+        }
+        relay.call = self
+    }
+
+    /// Returns withheld flow-control credit once the handler has caught up. Loop only.
+    private func grantOwedCredit() {
+        guard owedBytes > 0, (inbox?.bufferedBytes ?? 0) < options.maxBufferedRequestBytes else { return }
+        let owed = owedBytes
+        owedBytes = 0
+        stream.consume(owed)
+    }
+
+    // MARK: Start
+
+    /// Called on the loop right after the request headers.
+    func start(timeoutNanoseconds: UInt64?) {
+        if let timeoutNanoseconds {
+            deadlineTimer = stream.loop.scheduleTimer(afterNanoseconds: timeoutNanoseconds) { [weak self] in
+                self?.deadlineExpired()
+            }
+        }
+        if !route.kind.hasSingleRequest { startHandler() }
+    }
+
+    private func startHandler() {
+        let loop = stream.loop
+        task = Task(executorPreference: loop) { [self] in
+            await self.runHandler()
+        }
+    }
+
+    private func runHandler() async {
+        do {
+            try await options.intercept(context) {
+                try await self.route.handler(self)
+            }
+            finish(with: nil)
+        } catch {
+            finish(with: ServerCall.statusFor(error))
+        }
+    }
+
+    static func statusFor(_ error: any Error) -> RPCError {
+        if let convertible = error as? any RPCErrorConvertible { return convertible.rpcError }
+        if error is CancellationError { return RPCError(code: .cancelled, message: "cancelled") }
+        return RPCError(code: .internal, message: "internal error")
+    }
+
+    // MARK: Inbound (loop)
+
+    package func didReceiveHeaders(_ headers: [HTTP2Header], endStream: Bool) {}
+
+    package func didReceiveData(_ bytes: UnsafeRawBufferPointer) {
+        guard !isFinished else {
+            stream.consume(bytes.count)
+            return
+        }
+        deframer.append(bytes)
+        owedBytes += bytes.count
+        do {
+            while let framed = try deframer.next() {
+                let message = try inflate(framed)
+                context.lastRequestCompressed = framed.compressed
+                if let inbox {
+                    inbox.append(message)
+                } else if singleRequest == nil {
+                    singleRequest = message
+                } else {
+                    throw RPCError(code: .invalidArgument, message: "expected one request message", reason: "TOO_MANY_MESSAGES")
+                }
+            }
+        } catch {
+            failFromLoop(ServerCall.framingStatus(error))
+            return
+        }
+        // Keep reading while the handler keeps up; stop granting window when it falls behind,
+        // so only this stream's sender slows down.
+        grantOwedCredit()
+    }
+
+    package func didReceiveEnd() {
+        guard !requestEnded else { return }
+        requestEnded = true
+        guard !isFinished else { return }
+        do {
+            try deframer.finish()
+        } catch {
+            failFromLoop(ServerCall.framingStatus(error))
+            return
+        }
+        if let inbox {
+            inbox.finish()
+        } else if singleRequest == nil {
+            failFromLoop(RPCError(code: .invalidArgument, message: "missing request message", reason: "NO_MESSAGE"))
+        } else {
+            startHandler()
+        }
+    }
+
+    package func didClose(errorCode: UInt32) {
+        if let deadlineTimer { stream.loop.cancelTimer(deadlineTimer) }
+        deadlineTimer = nil
+        let wasOpen = response.withLock { state -> Bool in
+            defer { state = .finished }
+            return state != .finished
+        }
+        if wasOpen {
+            inbox?.finish(RPCError(code: .cancelled, message: "the client cancelled the call"))
+            task?.cancel()
+        }
+        task = nil
+    }
+
+    private func deadlineExpired() {
+        deadlineTimer = nil
+        guard !isFinished else { return }
+        finish(with: RPCError(code: .deadlineExceeded, message: "deadline exceeded"))
+        inbox?.finish(RPCError(code: .deadlineExceeded, message: "deadline exceeded"))
+        task?.cancel()
+    }
+
+    private func failFromLoop(_ status: RPCError) {
+        finish(with: status)
+        inbox?.finish(status)
+        task?.cancel()
+    }
+
+    private func inflate(_ framed: GRPCFramedMessage) throws -> InboundMessage {
+        let wireBytes = framed.payload.count + GRPCFrame.headerSize
+        guard framed.compressed else {
+            return InboundMessage(payload: framed.payload, compressed: false, wireBytes: wireBytes)
+        }
+        guard requestCompressed else {
+            throw RPCError(code: .internal, message: "compressed message without grpc-encoding", reason: "PROTOCOL_ERROR")
+        }
+        do {
+            let payload = try Gzip.decompress(framed.payload, limit: options.maxReceiveMessageSize)
+            return InboundMessage(payload: payload, compressed: true, wireBytes: wireBytes)
+        } catch let error as GzipError where error.code == .outputTooLarge {
+            throw RPCError(code: .resourceExhausted, message: "message larger than \(options.maxReceiveMessageSize) bytes",
+                           reason: "MESSAGE_TOO_LARGE")
+        } catch {
+            throw RPCError(code: .internal, message: "could not decompress the message", reason: "BAD_COMPRESSION")
+        }
+    }
+
+    static func framingStatus(_ error: any Error) -> RPCError {
+        if let rpc = error as? RPCError { return rpc }
+        if let framing = error as? GRPCFramingError, case .messageTooLarge = framing.code {
+            return RPCError(code: .resourceExhausted, message: "request message too large", reason: "MESSAGE_TOO_LARGE")
+        }
+        return RPCError(code: .internal, message: "malformed gRPC framing", reason: "PROTOCOL_ERROR")
+    }
+
+    // MARK: Handler-facing
+
+    /// The single request of a unary or server-streaming call, decoded.
+    func decodeSingleRequest<Message: ProtoMessage>() throws -> Message {
+        // Safe to read off-loop: written on the loop before this task was created, never after.
+        guard let request = singleRequest else {
+            throw RPCError(code: .internal, message: "missing request")
+        }
+        return try decode(Message.self, from: request.payload)
+    }
+
+    func decode<Message: ProtoMessage>(_ type: Message.Type, from payload: [UInt8]) throws -> Message {
+        do {
+            return try Message(serializedBytes: payload, limits: options.decodingLimits)
+        } catch {
+            throw RPCError(code: .invalidArgument, message: "the request message could not be decoded", reason: "MALFORMED_MESSAGE")
+        }
+    }
+
+    var isFinished: Bool { response.withLock { $0 == .finished } }
+
+    func checkOpen() throws {
+        if isFinished { throw CancellationError() }
+    }
+
+    /// Sends one response message (with the response headers first, if not yet sent).
+    func sendMessage(_ payload: [UInt8], compressed: Bool?) throws {
+        guard payload.count <= options.maxSendMessageSize else {
+            throw RPCError(code: .resourceExhausted, message: "response message too large", reason: "MESSAGE_TOO_LARGE")
+        }
+        let wasIdle = try response.withLock { state -> Bool in
+            switch state {
+            case .finished: throw CancellationError()
+            case .idle:
+                state = .streaming
+                return true
+            case .streaming: return false
+            }
+        }
+        let frame = try makeFrame(payload, compressed: compressed ?? context.compressResponses)
+        stream.send(headers: wasIdle ? responseHeaders() : nil, data: frame)
+    }
+
+    /// Sends a unary-style response: headers, the one message and OK in one step.
+    func sendFinal<Message: ProtoMessage>(_ message: Message) {
+        let payload = message.serializedBytes()
+        guard payload.count <= options.maxSendMessageSize else {
+            finish(with: RPCError(code: .resourceExhausted, message: "response message too large", reason: "MESSAGE_TOO_LARGE"))
+            return
+        }
+        let frame: [UInt8]
+        do {
+            frame = try makeFrame(payload, compressed: context.compressResponses)
+        } catch {
+            finish(with: RPCError(code: .internal, message: "could not compress the response"))
+            return
+        }
+        let wasIdle = response.withLock { state -> Bool? in
+            switch state {
+            case .finished: return nil
+            case .idle:
+                state = .finished
+                return true
+            case .streaming:
+                state = .finished
+                return false
+            }
+        }
+        guard let wasIdle else { return }
+        stream.send(headers: wasIdle ? responseHeaders() : nil, data: frame, end: .trailers(trailers(for: nil)))
+        cleanUpAfterFinish()
+    }
+
+    /// Ends the call with OK (nil) or `status`; does nothing when already finished.
+    func finish(with status: RPCError?) {
+        let wasIdle = response.withLock { state -> Bool? in
+            switch state {
+            case .finished: return nil
+            case .idle:
+                state = .finished
+                return true
+            case .streaming:
+                state = .finished
+                return false
+            }
+        }
+        guard let wasIdle else { return }
+        stream.send(headers: wasIdle ? responseHeaders() : nil, end: .trailers(trailers(for: status)))
+        cleanUpAfterFinish()
+    }
+
+    private func cleanUpAfterFinish() {
+        stream.loop.executeSoon { [self] in
+            if let deadlineTimer { stream.loop.cancelTimer(deadlineTimer) }
+            deadlineTimer = nil
+        }
+    }
+
+    private func makeFrame(_ payload: [UInt8], compressed: Bool) throws -> [UInt8] {
+        var frame: [UInt8] = []
+        if compressed && clientAcceptsGzip {
+            let body = try Gzip.compress(payload)
+            frame.reserveCapacity(body.count + GRPCFrame.headerSize)
+            GRPCFrame.append(body, compressed: true, to: &frame)
+        } else {
+            frame.reserveCapacity(payload.count + GRPCFrame.headerSize)
+            GRPCFrame.append(payload, compressed: false, to: &frame)
+        }
+        return frame
+    }
+
+    private func responseHeaders() -> [HTTP2Header] {
+        var headers = [
+            HTTP2Header(":status", "200"),
+            HTTP2Header("content-type", "application/grpc"),
+            HTTP2Header("grpc-accept-encoding", "gzip"),
+        ]
+        if clientAcceptsGzip { headers.append(HTTP2Header("grpc-encoding", "gzip")) }
+        context.initialMetadata.append(to: &headers)
+        return headers
+    }
+
+    private func trailers(for status: RPCError?) -> [HTTP2Header] {
+        var trailers: [HTTP2Header] = []
+        if let status {
+            trailers.append(HTTP2Header("grpc-status", String(status.code.rawValue)))
+            if !status.message.isEmpty {
+                trailers.append(HTTP2Header("grpc-message", PercentEncoding.encode(status.message)))
+            }
+            if let details = status.statusDetailsBytes() {
+                trailers.append(HTTP2Header("grpc-status-details-bin", Base64.encode(details)))
+            }
+            status.trailers.append(to: &trailers)
+        } else {
+            trailers.append(HTTP2Header("grpc-status", "0"))
+        }
+        context.trailingMetadata.append(to: &trailers)
+        return trailers
+    }
+}
+
+/// Lets the inbox reach its call without a strong reference.
+private final class CreditRelay: @unchecked Sendable {
+    // @unchecked Sendable: `call` is set once during the call's init, before the relay is shared,
+    // and read only on the call's loop.
+    weak var call: ServerCall?
+}
+
+/// Per-server settings every call consults.
+struct ServerCallOptions: Sendable {
+    var maxReceiveMessageSize: Int
+    var maxSendMessageSize: Int
+    var maxBufferedRequestBytes: Int
+    var decodingLimits: DecodingLimits
+    var interceptors: [any ServerInterceptor]
+
+    func intercept(_ context: ServerCallContext, _ body: @escaping @Sendable () async throws -> Void) async throws {
+        try await Self.run(interceptors[...], context, body)
+    }
+
+    private static func run(_ chain: ArraySlice<any ServerInterceptor>, _ context: ServerCallContext,
+                            _ body: @escaping @Sendable () async throws -> Void) async throws {
+        guard let first = chain.first else { return try await body() }
+        try await first.intercept(context) {
+            try await run(chain.dropFirst(), context, body)
+        }
+    }
+}

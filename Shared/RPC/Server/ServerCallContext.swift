@@ -1,0 +1,60 @@
+import Synchronization
+
+/// What a handler knows about its call and may set on the response.
+package final class ServerCallContext: Sendable {
+    /// The method's path, `/package.Service/Method`.
+    package let path: String
+    /// The request's custom metadata.
+    package let requestMetadata: Metadata
+    /// The peer's address, for logs.
+    package let peer: String
+    /// The call's deadline on the monotonic clock (ns), if the client set `grpc-timeout`.
+    package let deadline: UInt64?
+
+    private struct Mutable {
+        var initialMetadata = Metadata()
+        var trailingMetadata = Metadata()
+        var compressResponses = false
+        var lastRequestCompressed = false
+        var values: [String: String] = [:]
+    }
+
+    private let mutable = Mutex(Mutable())
+
+    init(path: String, requestMetadata: Metadata, peer: String, deadline: UInt64?) {
+        self.path = path
+        self.requestMetadata = requestMetadata
+        self.peer = peer
+        self.deadline = deadline
+    }
+
+    /// Metadata sent with the response headers; changes after the first response message are ignored.
+    package var initialMetadata: Metadata {
+        get { mutable.withLock { $0.initialMetadata } }
+        set { mutable.withLock { $0.initialMetadata = newValue } }
+    }
+
+    /// Metadata sent with the status trailers.
+    package var trailingMetadata: Metadata {
+        get { mutable.withLock { $0.trailingMetadata } }
+        set { mutable.withLock { $0.trailingMetadata = newValue } }
+    }
+
+    /// Compress response messages with gzip when the client accepts it.
+    package var compressResponses: Bool {
+        get { mutable.withLock { $0.compressResponses } }
+        set { mutable.withLock { $0.compressResponses = newValue } }
+    }
+
+    /// Whether the most recently received request message was compressed.
+    package var lastRequestCompressed: Bool {
+        get { mutable.withLock { $0.lastRequestCompressed } }
+        set { mutable.withLock { $0.lastRequestCompressed = newValue } }
+    }
+
+    /// Values interceptors attach for handlers (e.g. the authenticated account id).
+    package subscript(value key: String) -> String? {
+        get { mutable.withLock { $0.values[key] } }
+        set { mutable.withLock { $0.values[key] = newValue } }
+    }
+}
