@@ -210,10 +210,13 @@ package final class EventLoop: TaskExecutor, @unchecked Sendable {
                         _ = read(wakeFD, &value, 8)
                         continue
                     }
-                    handlers[fd]?.handleEvents(event.events)
+                    // Look up first: the handler may deregister itself (mutating `handlers`).
+                    let handler = handlers[fd]
+                    handler?.handleEvents(event.events)
                 }
             }
-            timers.runExpired(now: MonotonicClock.nanoseconds())
+            // Taken out first: a timer's body may schedule or cancel timers.
+            for body in timers.takeExpired(now: MonotonicClock.nanoseconds()) { body() }
             if drainPending() { break }
             runFlushes()
         }

@@ -54,11 +54,14 @@ struct TimerHeap {
         return Int32(min(ms, 60_000))
     }
 
-    mutating func runExpired(now: UInt64) {
+    /// Removes the timers due at `now` and returns their bodies, for the caller to run.
+    mutating func takeExpired(now: UInt64) -> [() -> Void] {
+        var due: [() -> Void] = []
         while let first = heap.first, first.deadline <= now {
             removeFirst()
-            if cancelled.remove(first.id) == nil { first.body() }
+            if cancelled.remove(first.id) == nil { due.append(first.body) }
         }
+        return due
     }
 
     private mutating func compact() {
