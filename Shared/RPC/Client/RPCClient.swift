@@ -103,11 +103,3 @@ package final class RPCClient: Sendable {
         return UInt64(seconds) * 1_000_000_000 + UInt64(attoseconds / 1_000_000_000)
     }
 }
-
-extension TransportSecurity {
-    var scheme: String {
-        switch self {
-        case .plaintext: return "http"
-        }
-    }
-}
