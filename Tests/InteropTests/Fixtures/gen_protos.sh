@@ -2,9 +2,9 @@
 # Compile proto-docs/ for the Python interop fixtures and check that every .proto
 # under proto-docs/ compiles with protoc.
 #   usage: gen_protos.sh [OUT_DIR]   (default: Tests/InteropTests/Fixtures/gen)
-# Output: Python modules (*_pb2.py, *_pb2_grpc.py) under OUT_DIR, importable with
-# OUT_DIR on sys.path (e.g. `from grpc.testing import ...` is NOT used; the modules
-# live at OUT_DIR/grpc/testing/test_pb2.py etc. and are imported by path).
+# Output: Python modules (*_pb2.py, *_pb2_grpc.py) under OUT_DIR, e.g.
+# OUT_DIR/grpc/testing/test_pb2_grpc.py. They import each other as grpc.testing.*,
+# so interop_common.load_protos() adds OUT_DIR/grpc to grpcio's package path.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../../.." && pwd)"
