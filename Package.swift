@@ -53,7 +53,7 @@ let package = Package(
                     .product(name: "Prometheus", package: "swift-prometheus"),
                     .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 ], path: "Shared/Runtime", swiftSettings: swiftSettings),
-        .target(name: "TestSupport", dependencies: ["RPC", "Contracts"], path: "Shared/TestSupport",
+        .target(name: "TestSupport", dependencies: ["RPC", "Contracts", "CryptoCore"], path: "Shared/TestSupport",
                 swiftSettings: swiftSettings),
 
         // Executables.
@@ -69,8 +69,8 @@ let package = Package(
                     swiftSettings: swiftSettings),
         .testTarget(name: "ContractsTests", dependencies: ["Contracts", "Wire", "TestSupport"],
                     swiftSettings: swiftSettings),
-        .testTarget(name: "InteropTests", dependencies: ["InteropServer", "RPC", "Contracts", "TestSupport"],
-                    swiftSettings: swiftSettings),
+        .testTarget(name: "InteropTests", dependencies: ["InteropServer", "RPC", "Contracts", "TestSupport", "CryptoCore"],
+                    exclude: ["Fixtures"], swiftSettings: swiftSettings),
         .testTarget(name: "PostgresTests", dependencies: ["Postgres", "TestSupport"],
                     swiftSettings: swiftSettings),
         .testTarget(name: "RuntimeTests", dependencies: ["Runtime", "Postgres", "TestSupport"],

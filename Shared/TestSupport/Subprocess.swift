@@ -1,0 +1,79 @@
+package import Foundation
+
+/// A child process for tests: output captured, always reaped, killed if it outlives its time.
+package struct SubprocessResult: Sendable {
+    package var exitCode: Int32
+    package var output: String
+}
+
+package enum Subprocess {
+    /// Runs `executable` with `arguments` and waits at most `timeout`, killing it after that.
+    package static func run(_ executable: String, _ arguments: [String], environment: [String: String] = [:],
+                            timeout: Duration = .seconds(120)) async throws -> SubprocessResult {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        var env = ProcessInfo.processInfo.environment
+        for (key, value) in environment { env[key] = value }
+        process.environment = env
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = output
+        try process.run()
+        let reader = Task.detached { output.fileHandleForReading.readDataToEndOfFile() }
+        let killer = Task.detached {
+            try await Task.sleep(for: timeout)
+            if process.isRunning { process.terminate() }
+        }
+        let data = await reader.value
+        process.waitUntilExit()
+        killer.cancel()
+        return SubprocessResult(exitCode: process.terminationStatus, output: String(decoding: data, as: UTF8.self))
+    }
+
+    /// A long-running child (e.g. a grpcio server) that prints `LISTENING <port>` when ready.
+    package final class Server: @unchecked Sendable {
+        // @unchecked Sendable: `process` is set once in init; Process is thread-safe for terminate.
+        package let process: Process
+        package let port: Int
+
+        package init(_ executable: String, _ arguments: [String], readyPrefix: String = "LISTENING ") throws {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: executable)
+            process.arguments = arguments
+            let output = Pipe()
+            process.standardOutput = output
+            process.standardError = FileHandle.standardError
+            try process.run()
+            self.process = process
+            var buffer = Data()
+            let handle = output.fileHandleForReading
+            let deadline = Date().addingTimeInterval(30)
+            while Date() < deadline {
+                let chunk = handle.availableData
+                if chunk.isEmpty { break }
+                buffer.append(chunk)
+                let text = String(decoding: buffer, as: UTF8.self)
+                if let line = text.split(separator: "\n").first(where: { $0.hasPrefix(readyPrefix) }),
+                   let port = Int(line.dropFirst(readyPrefix.count).trimmingCharacters(in: .whitespaces)) {
+                    self.port = port
+                    return
+                }
+            }
+            process.terminate()
+            throw SubprocessError(message: "server did not become ready: \(String(decoding: buffer, as: UTF8.self))")
+        }
+
+        package func stop() {
+            if process.isRunning { process.terminate() }
+            process.waitUntilExit()
+        }
+
+        deinit { stop() }
+    }
+}
+
+package struct SubprocessError: Error, CustomStringConvertible {
+    package var message: String
+    package var description: String { message }
+}
