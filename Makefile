@@ -1,15 +1,17 @@
-# Rendezvous — one command to run everything, one to test everything.
+# Rendezvous — `make run` starts everything, `make test` runs every test.
+# Both install what they need on a fresh Debian 12 machine (apt-get and pip, as root or via sudo).
 SHELL := /bin/bash
-SWIFT ?= $(shell command -v swift || echo /opt/swift/usr/bin/swift)
 export PATH := /opt/swift/usr/bin:$(PATH)
+SWIFT ?= swift
 
 APT_PACKAGES := libnghttp2-dev libssl-dev libpq-dev zlib1g-dev nghttp2-client protobuf-compiler \
-                postgresql-15 postgresql-15-postgis-3 python3 python3-pip
+                postgresql-15 postgresql-15-postgis-3 postgresql-contrib python3 python3-pip openssl curl
 PY_PACKAGES := grpcio grpcio-tools protobuf
+FUZZ_SECONDS ?= 60
 
-.PHONY: deps build release test run bench fuzz clean
+.PHONY: deps build release test run bench fuzz clean db-start db-stop
 
-## deps: install the Debian and Python packages the build and tests need (only when missing).
+## deps: install the Debian and Python packages the build, tests and benchmarks need (only those missing).
 deps:
 	@missing=""; for p in $(APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
 	if [ -n "$$missing" ]; then \
@@ -18,7 +20,8 @@ deps:
 	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing; \
 	fi
 	@python3 -c 'import grpc, grpc_tools, google.protobuf' 2>/dev/null || \
-	  python3 -m pip install -q $(PY_PACKAGES) || python3 -m pip install -q --break-system-packages $(PY_PACKAGES)
+	  python3 -m pip install -q $(PY_PACKAGES) 2>/dev/null || \
+	  python3 -m pip install -q --break-system-packages $(PY_PACKAGES)
 
 build: deps
 	$(SWIFT) build
@@ -26,9 +29,29 @@ build: deps
 release: deps
 	$(SWIFT) build -c release
 
-test: deps
+db-start: deps
+	bash compose/local/db.sh start
+
+db-stop:
+	bash compose/local/db.sh stop
+
+## test: every test — Swift tests (codec, HTTP/2, RPC, Postgres, runtime) and the grpcio interop and conformance suites.
+test: deps db-start
+	bash Tests/InteropTests/Fixtures/gen_protos.sh
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
+
+## run: Postgres and every service in the foreground until Ctrl-C.
+run: release db-start
+	bash compose/local/run.sh
+
+## bench: RPC benchmark over the wire (h2load) with throughput, latency percentiles, CPU and memory.
+bench: release
+	python3 Tests/Benchmarks/rpc_bench.py
+
+## fuzz: libFuzzer on the protobuf decoder and the gRPC deframer for FUZZ_SECONDS.
+fuzz: deps
+	FUZZ_SECONDS=$(FUZZ_SECONDS) bash Tests/Fuzz/run.sh
 
 clean:
 	rm -rf .build .build-* fuzz-artifacts

@@ -13,16 +13,28 @@ import Testing
     static let goldenText = Array(
         String(repeating: "Rendezvous gRPC gzip golden: hello, hello, hello, hello!\n", count: 3).utf8)
 
-    static let roundTripCases: [(String, [UInt8])] = [
-        ("empty", []),
-        ("one byte", [0x2a]),
-        ("1 MiB zeros", [UInt8](repeating: 0, count: 1 << 20)),
-        ("1 MiB random", pseudoRandomBytes(count: 1 << 20)),
-        ("golden text", goldenText),
+    /// A named input; tests show only the name, not megabytes of bytes.
+    struct Input: CustomTestStringConvertible, Sendable {
+        var name: String
+        var bytes: [UInt8]
+        init(_ name: String, _ bytes: [UInt8]) {
+            self.name = name
+            self.bytes = bytes
+        }
+        var testDescription: String { name }
+    }
+
+    static let roundTripCases: [Input] = [
+        Input("empty", []),
+        Input("one byte", [0x2a]),
+        Input("1 MiB zeros", [UInt8](repeating: 0, count: 1 << 20)),
+        Input("1 MiB random", pseudoRandomBytes(count: 1 << 20)),
+        Input("golden text", goldenText),
     ]
 
     @Test(arguments: roundTripCases)
-    func roundTrip(_ name: String, _ input: [UInt8]) throws {
+    func roundTrip(_ case: Input) throws {
+        let input = `case`.bytes
         let compressed = try Gzip.compress(input)
         #expect(compressed.starts(with: [0x1f, 0x8b]), "gzip magic")
         let restored = try Gzip.decompress(compressed, limit: input.count)
@@ -54,21 +66,21 @@ import Testing
         }
     }
 
-    static let corruptCases: [(String, [UInt8])] = [
-        ("empty input", []),
-        ("not gzip", Array("hello, world".utf8)),
-        ("truncated", Array(pythonGolden.prefix(30))),
-        ("header only", Array(pythonGolden.prefix(10))),
-        ("bad CRC", flipping(byteAt: pythonGolden.count - 6, of: pythonGolden)),
-        ("bad length", flipping(byteAt: pythonGolden.count - 2, of: pythonGolden)),
-        ("bad deflate data", flipping(byteAt: 12, of: pythonGolden)),
-        ("trailing garbage", pythonGolden + [0x00, 0x01, 0x02]),
+    static let corruptCases: [Input] = [
+        Input("empty input", []),
+        Input("not gzip", Array("hello, world".utf8)),
+        Input("truncated", Array(pythonGolden.prefix(30))),
+        Input("header only", Array(pythonGolden.prefix(10))),
+        Input("bad CRC", flipping(byteAt: pythonGolden.count - 6, of: pythonGolden)),
+        Input("bad length", flipping(byteAt: pythonGolden.count - 2, of: pythonGolden)),
+        Input("bad deflate data", flipping(byteAt: 12, of: pythonGolden)),
+        Input("trailing garbage", pythonGolden + [0x00, 0x01, 0x02]),
     ]
 
     @Test(arguments: corruptCases)
-    func decompress_corruptInput_throwsCorrupt(_ name: String, _ input: [UInt8]) {
+    func decompress_corruptInput_throwsCorrupt(_ case: Input) {
         #expect {
-            try Gzip.decompress(input, limit: 1 << 20)
+            try Gzip.decompress(`case`.bytes, limit: 1 << 20)
         } throws: { error in
             (error as? GzipError)?.code == .corrupt
         }
