@@ -221,6 +221,23 @@ package final class HTTP2Connection: EventLoopHandler, EventLoopFlushable, @unch
                     return
                 }
                 guard length > 0, let chunk else { break }
+                if output.isEmpty && length >= 16 << 10 {
+                    // A large DATA frame goes straight from nghttp2's buffer to the socket;
+                    // only what the socket refuses is copied.
+                    switch transport.write(UnsafeRawBufferPointer(start: chunk, count: length)) {
+                    case .bytes(let written) where written == length:
+                        outputStalledSince = nil
+                        continue
+                    case .bytes(let written):
+                        output.append(contentsOf: UnsafeBufferPointer(start: chunk + written, count: length - written))
+                    case .wouldBlock:
+                        output.append(contentsOf: UnsafeBufferPointer(start: chunk, count: length))
+                    case .closed, .failed:
+                        close(reason: "write failed")
+                        return
+                    }
+                    break
+                }
                 output.append(contentsOf: UnsafeBufferPointer(start: chunk, count: length))
             }
             if callbackFailure != nil {

@@ -24,4 +24,18 @@ public enum GRPCFrame {
         append(message, compressed: compressed, to: &buffer)
         return buffer
     }
+
+    /// Encodes `message` behind its 5-byte prefix in one buffer, so the body is written once
+    /// and never copied into a frame afterwards.
+    public static func encode<M: ProtoMessage>(message: M) -> [UInt8] {
+        var writer = ProtoWriter(reservingCapacity: 64)
+        writer.bytes.append(contentsOf: [0, 0, 0, 0, 0])
+        message.encode(to: &writer)
+        let length = UInt32(truncatingIfNeeded: writer.bytes.count - headerSize)
+        writer.bytes[1] = UInt8(truncatingIfNeeded: length >> 24)
+        writer.bytes[2] = UInt8(truncatingIfNeeded: length >> 16)
+        writer.bytes[3] = UInt8(truncatingIfNeeded: length >> 8)
+        writer.bytes[4] = UInt8(truncatingIfNeeded: length)
+        return writer.bytes
+    }
 }

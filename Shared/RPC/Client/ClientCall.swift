@@ -1,5 +1,5 @@
 package import HTTP2
-import Wire
+package import Wire
 import Synchronization
 
 /// One RPC on the client: sends request messages, deframes responses into an inbox, and turns
@@ -56,8 +56,8 @@ package final class ClientCall: HTTP2StreamDelegate, @unchecked Sendable {
     // MARK: Sending (any thread)
 
     /// Sends one request message, with the request head first if not sent yet.
-    package func send(_ payload: [UInt8], end: Bool = false) throws {
-        let frame = try makeFrame(payload)
+    package func send<Message: ProtoMessage>(_ message: Message, end: Bool = false) throws {
+        let frame = try makeFrame(message)
         let head = takeHead()
         stream.send(headers: head, data: frame, end: end ? .endStream : nil)
     }
@@ -80,17 +80,9 @@ package final class ClientCall: HTTP2StreamDelegate, @unchecked Sendable {
         }
     }
 
-    private func makeFrame(_ payload: [UInt8]) throws -> [UInt8] {
-        var frame: [UInt8] = []
-        if compressRequests {
-            let body = try Gzip.compress(payload)
-            frame.reserveCapacity(body.count + GRPCFrame.headerSize)
-            GRPCFrame.append(body, compressed: true, to: &frame)
-        } else {
-            frame.reserveCapacity(payload.count + GRPCFrame.headerSize)
-            GRPCFrame.append(payload, compressed: false, to: &frame)
-        }
-        return frame
+    private func makeFrame<Message: ProtoMessage>(_ message: Message) throws -> [UInt8] {
+        guard compressRequests else { return GRPCFrame.encode(message: message) }
+        return GRPCFrame.encode(try Gzip.compress(message.serializedBytes()), compressed: true)
     }
 
     // MARK: Results (any thread)

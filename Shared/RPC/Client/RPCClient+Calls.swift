@@ -7,7 +7,7 @@ extension RPCClient {
     ) async throws -> ClientResponse<Response> {
         let call = try await makeCall(path: path, options: options)
         return try await withTaskCancellationHandler {
-            try call.send(request.serializedBytes(), end: true)
+            try call.send(request, end: true)
             return try await Self.singleResponse(of: call, as: Response.self)
         } onCancel: {
             call.cancel()
@@ -19,7 +19,7 @@ extension RPCClient {
         path: String, request: Request, as: Response.Type = Response.self, options: CallOptions = CallOptions()
     ) async throws -> StreamingCall<Request, Response> {
         let call = try await makeCall(path: path, options: options)
-        try call.send(request.serializedBytes(), end: true)
+        try call.send(request, end: true)
         return StreamingCall(call: call)
     }
 
@@ -69,7 +69,7 @@ package struct StreamingCall<Request: ProtoMessage, Response: ProtoMessage>: Asy
     let call: ClientCall
 
     package func send(_ message: Request) async throws {
-        try call.send(message.serializedBytes())
+        try call.send(message)
         await call.stream.waitUntilWritable()
     }
 

@@ -25,7 +25,7 @@ package struct ResponseWriter<Message: ProtoMessage>: Sendable {
     /// Sends one message; suspends while the client is slow to read this stream. `compressed`
     /// overrides the context's `compressResponses` for this message.
     package func write(_ message: Message, compressed: Bool? = nil) async throws {
-        try call.sendMessage(message.serializedBytes(), compressed: compressed)
+        try call.sendMessage(message, compressed: compressed)
         await call.stream.waitUntilWritable()
         try call.checkOpen()
     }

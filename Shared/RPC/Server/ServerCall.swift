@@ -236,10 +236,8 @@ package final class ServerCall: HTTP2StreamDelegate, @unchecked Sendable {
     }
 
     /// Sends one response message (with the response headers first, if not yet sent).
-    func sendMessage(_ payload: [UInt8], compressed: Bool?) throws {
-        guard payload.count <= options.maxSendMessageSize else {
-            throw RPCError(code: .resourceExhausted, message: "response message too large", reason: "MESSAGE_TOO_LARGE")
-        }
+    func sendMessage<Message: ProtoMessage>(_ message: Message, compressed: Bool?) throws {
+        let frame = try makeFrame(message, compressed: compressed ?? context.compressResponses)
         let wasIdle = try response.withLock { state -> Bool in
             switch state {
             case .finished: throw CancellationError()
@@ -249,22 +247,16 @@ package final class ServerCall: HTTP2StreamDelegate, @unchecked Sendable {
             case .streaming: return false
             }
         }
-        let frame = try makeFrame(payload, compressed: compressed ?? context.compressResponses)
         stream.send(headers: wasIdle ? responseHeaders() : nil, data: frame)
     }
 
     /// Sends a unary-style response: headers, the one message and OK in one step.
     func sendFinal<Message: ProtoMessage>(_ message: Message) {
-        let payload = message.serializedBytes()
-        guard payload.count <= options.maxSendMessageSize else {
-            finish(with: RPCError(code: .resourceExhausted, message: "response message too large", reason: "MESSAGE_TOO_LARGE"))
-            return
-        }
         let frame: [UInt8]
         do {
-            frame = try makeFrame(payload, compressed: context.compressResponses)
+            frame = try makeFrame(message, compressed: context.compressResponses)
         } catch {
-            finish(with: RPCError(code: .internal, message: "could not compress the response"))
+            finish(with: ServerCall.statusFor(error))
             return
         }
         let wasIdle = response.withLock { state -> Bool? in
@@ -308,17 +300,23 @@ package final class ServerCall: HTTP2StreamDelegate, @unchecked Sendable {
         }
     }
 
-    private func makeFrame(_ payload: [UInt8], compressed: Bool) throws -> [UInt8] {
-        var frame: [UInt8] = []
-        if compressed && clientAcceptsGzip {
-            let body = try Gzip.compress(payload)
-            frame.reserveCapacity(body.count + GRPCFrame.headerSize)
-            GRPCFrame.append(body, compressed: true, to: &frame)
-        } else {
-            frame.reserveCapacity(payload.count + GRPCFrame.headerSize)
-            GRPCFrame.append(payload, compressed: false, to: &frame)
+    /// Frames a response message, gzip-compressed when asked and the client accepts it.
+    private func makeFrame<Message: ProtoMessage>(_ message: Message, compressed: Bool) throws -> [UInt8] {
+        let tooLarge = RPCError(code: .resourceExhausted, message: "response message too large", reason: "MESSAGE_TOO_LARGE")
+        guard compressed && clientAcceptsGzip else {
+            let frame = GRPCFrame.encode(message: message)
+            guard frame.count - GRPCFrame.headerSize <= options.maxSendMessageSize else { throw tooLarge }
+            return frame
         }
-        return frame
+        let payload = message.serializedBytes()
+        guard payload.count <= options.maxSendMessageSize else { throw tooLarge }
+        let body: [UInt8]
+        do {
+            body = try Gzip.compress(payload)
+        } catch {
+            throw RPCError(code: .internal, message: "could not compress the response")
+        }
+        return GRPCFrame.encode(body, compressed: true)
     }
 
     private func responseHeaders() -> [HTTP2Header] {
