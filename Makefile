@@ -27,6 +27,7 @@ release: deps
 	$(SWIFT) build -c release
 
 test: deps
+	bash compose/local/db.sh start
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 
