@@ -20,6 +20,7 @@ extension PostgresPool {
     /// COMMIT, the whole transaction is retried, up to `maxAttempts` times in all, after a
     /// jittered exponential backoff. `body` may therefore run more than once: it must be
     /// idempotent apart from its database effects (no side effects outside the transaction).
+    @discardableResult
     nonisolated(nonsending) package func withTransaction<T>(
         isolation: TransactionIsolation = .readCommitted,
         maxAttempts: Int = 5,

@@ -50,6 +50,7 @@ package final class PostgresPool: Sendable {
 
     /// Lends a connection to `body` and takes it back afterwards, rolling back any transaction
     /// `body` left open. Waits at most `acquireTimeout` for one (then `.poolTimeout`).
+    @discardableResult
     nonisolated(nonsending) package func withConnection<T>(
         _ body: (Connection) async throws -> T
     ) async throws -> T {
