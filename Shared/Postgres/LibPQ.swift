@@ -1,0 +1,120 @@
+internal import CLibPQ
+internal import Glibc
+
+/// Stateless helpers over libpq: connecting, binding parameters, copying results and errors.
+enum LibPQ {
+    /// Opens a blocking connection; throws `.connectionFailed` with libpq's message.
+    static func open(_ configuration: PostgresConfiguration) throws(PostgresError) -> OpaquePointer {
+        let parameters = configuration.connectionParameters
+        let keywords = parameters.map { strdup($0.0) }
+        let values = parameters.map { strdup($0.1) }
+        defer {
+            keywords.forEach { free($0) }
+            values.forEach { free($0) }
+        }
+        let keywordList = keywords.map { UnsafePointer($0) } + [nil]
+        let valueList = values.map { UnsafePointer($0) } + [nil]
+        guard let connection = PQconnectdbParams(keywordList, valueList, 0) else {
+            throw PostgresError(code: .connectionFailed, context: "out of memory")
+        }
+        guard PQstatus(connection) == CONNECTION_OK else {
+            let message = String(cString: PQerrorMessage(connection))
+            PQfinish(connection)
+            throw PostgresError(code: .connectionFailed, messagePrimary: message)
+        }
+        // libpq prints notices to stderr by default; NOTICEs are not errors, drop them.
+        PQsetNoticeProcessor(connection, { _, _ in }, nil)
+        return connection
+    }
+
+    /// SQLSTATEs after which the server has closed (or is closing) the session.
+    static func endsSession(_ state: SQLState?) -> Bool {
+        guard let state else { return false }
+        return state == .adminShutdown || state == .crashShutdown || state == .cannotConnectNow
+            || state.errorClass == "08"
+    }
+
+    /// Lays out parameters for `PQexecPrepared`: one buffer, pointers into it, lengths and
+    /// formats (1 = binary, 0 = text, which libpq reads as a NUL-terminated string).
+    static func withParameters<R>(
+        _ params: [PostgresValue],
+        _ body: (UnsafePointer<UnsafePointer<CChar>?>?, UnsafePointer<Int32>?, UnsafePointer<Int32>?) -> R
+    ) -> R {
+        // Never empty: a zero-length non-NULL value still needs a non-nil pointer.
+        var storage: [UInt8] = [0]
+        var offsets: [Int?] = []
+        var lengths: [Int32] = []
+        var formats: [Int32] = []
+        for param in params {
+            if let bytes = param.bytes {
+                offsets.append(storage.count)
+                storage.append(contentsOf: bytes)
+                if param.isText { storage.append(0) }
+                lengths.append(Int32(clamping: bytes.count))
+            } else {
+                offsets.append(nil)
+                lengths.append(0)
+            }
+            formats.append(param.isText ? 0 : 1)
+        }
+        return storage.withUnsafeBufferPointer { buffer in
+            // Non-nil: storage has at least one byte; offsets are within it.
+            let base = UnsafeRawPointer(buffer.baseAddress!)
+            let pointers = offsets.map { $0.map { (base + $0).assumingMemoryBound(to: CChar.self) } }
+            return pointers.withUnsafeBufferPointer { values in
+                lengths.withUnsafeBufferPointer { lengths in
+                    formats.withUnsafeBufferPointer { formats in
+                        body(values.baseAddress, lengths.baseAddress, formats.baseAddress)
+                    }
+                }
+            }
+        }
+    }
+
+    /// Copies a tuples result into Swift memory so the `PGresult` can be cleared at once.
+    static func rows(from result: OpaquePointer) -> PostgresRows {
+        let rowCount = Int(PQntuples(result))
+        let columnCount = Int(PQnfields(result))
+        let columns = (0..<columnCount).map { column in
+            PostgresRows.Column(name: String(cString: PQfname(result, Int32(column))),
+                                type: PostgresType(oid: PQftype(result, Int32(column))))
+        }
+        var storage: [UInt8] = []
+        var cells: [PostgresRows.Cell] = []
+        cells.reserveCapacity(rowCount * columnCount)
+        for row in 0..<Int32(rowCount) {
+            for column in 0..<Int32(columnCount) {
+                if PQgetisnull(result, row, column) != 0 {
+                    cells.append(.init(offset: storage.count, length: -1))
+                    continue
+                }
+                let length = Int(PQgetlength(result, row, column))
+                cells.append(.init(offset: storage.count, length: length))
+                // PQgetvalue points at `length` bytes owned by `result`, alive until PQclear.
+                let value = UnsafeRawBufferPointer(start: PQgetvalue(result, row, column), count: length)
+                storage.append(contentsOf: value)
+            }
+        }
+        let affected = Int(String(cString: PQcmdTuples(result))) ?? rowCount
+        return PostgresRows(columns: columns, affectedRows: affected, storage: storage, cells: cells,
+                            rowCount: rowCount)
+    }
+
+    /// The server's diagnostic fields of a failed result.
+    static func error(from result: OpaquePointer) -> PostgresError {
+        func field(_ code: Int32) -> String? {
+            PQresultErrorField(result, code).map { String(cString: $0) }
+        }
+        let state = field(clibpq_diag_sqlstate()).map(SQLState.init(rawValue:))
+        var error = PostgresError(code: state.map { .sqlState($0) } ?? .protocolViolation,
+                                  messagePrimary: field(clibpq_diag_message_primary())
+                                      ?? String(cString: PQresultErrorMessage(result)))
+        error.detail = field(clibpq_diag_message_detail())
+        error.hint = field(clibpq_diag_message_hint())
+        error.constraintName = field(clibpq_diag_constraint_name())
+        error.schemaName = field(clibpq_diag_schema_name())
+        error.tableName = field(clibpq_diag_table_name())
+        error.columnName = field(clibpq_diag_column_name())
+        return error
+    }
+}
