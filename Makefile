@@ -5,7 +5,7 @@ export PATH := /opt/swift/usr/bin:$(PATH)
 SWIFT ?= swift
 
 APT_PACKAGES := libnghttp2-dev libssl-dev libpq-dev zlib1g-dev nghttp2-client protobuf-compiler \
-                postgresql-15 postgresql-15-postgis-3 postgresql-contrib python3 python3-pip openssl curl
+                postgresql-15 postgresql-15-postgis-3 postgresql-contrib python3 python3-pip openssl curl nginx-light
 PY_PACKAGES := grpcio grpcio-tools protobuf
 FUZZ_SECONDS ?= 60
 

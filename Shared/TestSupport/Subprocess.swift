@@ -75,5 +75,6 @@ package enum Subprocess {
 
 package struct SubprocessError: Error, CustomStringConvertible {
     package var message: String
+    package init(message: String) { self.message = message }
     package var description: String { message }
 }
