@@ -95,7 +95,7 @@ package final class Connection: @unchecked Sendable {
         return poll(&descriptor, 1, 0) == 0
     }
 
-    private func onWorker<T: Sendable>(_ body: @escaping @Sendable (Connection) throws(PostgresError) -> T) async throws -> T {
+    func onWorker<T: Sendable>(_ body: @escaping @Sendable (Connection) throws(PostgresError) -> T) async throws -> T {
         try await worker.run { [self] in
             defer { recordStatus() }
             return try body(self)
@@ -111,21 +111,38 @@ package final class Connection: @unchecked Sendable {
         }
     }
 
-    private func runPrepared(_ sql: String, _ params: [PostgresValue]) throws(PostgresError) -> PostgresRows {
-        guard PQstatus(handle) == CONNECTION_OK else { throw PostgresError(code: .connectionLost) }
+    /// The name of `sql` prepared for these parameter types, preparing it on first use.
+    private func preparedName(_ sql: String, _ params: [PostgresValue]) throws(PostgresError) -> String {
         let types = params.map(\.type.oid)
         let key = StatementKey(sql: sql, types: types)
-        let name: String
-        if let cached = statements[key] {
-            name = cached
-        } else {
-            name = "rv_\(nextStatement)"
-            let result = PQprepare(handle, name, sql, Int32(params.count), types)
-            defer { PQclear(result) }
-            try check(result)
-            nextStatement += 1
-            statements[key] = name
+        if let cached = statements[key] { return cached }
+        let name = "rv_\(nextStatement)"
+        let result = PQprepare(handle, name, sql, Int32(params.count), types)
+        defer { PQclear(result) }
+        try check(result)
+        nextStatement += 1
+        statements[key] = name
+        return name
+    }
+
+    func runPipeline(_ batch: [PostgresStatement]) throws(PostgresError) -> [PostgresRows] {
+        guard PQstatus(handle) == CONNECTION_OK else { throw PostgresError(code: .connectionLost) }
+        var names: [String] = []
+        for statement in batch { names.append(try preparedName(statement.sql, statement.params)) }
+        do {
+            return try runPipelineOnWorker(handle, batch, names: names)
+        } catch {
+            if PQstatus(handle) != CONNECTION_OK {
+                observed.withLock { $0.isBroken = true }
+                throw PostgresError(code: .connectionLost, sqlState: error.sqlState)
+            }
+            throw error
         }
+    }
+
+    private func runPrepared(_ sql: String, _ params: [PostgresValue]) throws(PostgresError) -> PostgresRows {
+        guard PQstatus(handle) == CONNECTION_OK else { throw PostgresError(code: .connectionLost) }
+        let name = try preparedName(sql, params)
         let result = LibPQ.withParameters(params) { values, lengths, formats in
             PQexecPrepared(handle, name, Int32(params.count), values, lengths, formats, 1)
         }
