@@ -20,22 +20,40 @@ package enum Subprocess {
         process.standardOutput = output
         process.standardError = output
         try process.run()
-        let reader = Task.detached { output.fileHandleForReading.readDataToEndOfFile() }
         let killer = Task.detached {
             try await Task.sleep(for: timeout)
             if process.isRunning { process.terminate() }
         }
-        let data = await reader.value
-        process.waitUntilExit()
+        // Reading to EOF and reaping block: do both on a thread of their own, never on one of
+        // the few threads of Swift's cooperative pool (2 on this machine).
+        let data = await onDedicatedThread {
+            let data = output.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            return data
+        }
         killer.cancel()
         return SubprocessResult(exitCode: process.terminationStatus, output: String(decoding: data, as: UTF8.self))
     }
 
+    /// Runs blocking `work` on a new thread and resumes the caller with its result.
+    package static func onDedicatedThread<T: Sendable>(_ work: @escaping @Sendable () -> T) async -> T {
+        await withCheckedContinuation { continuation in
+            let thread = Thread { continuation.resume(returning: work()) }
+            thread.start()
+        }
+    }
+
     /// A long-running child (e.g. a grpcio server) that prints `LISTENING <port>` when ready.
+    /// Its init blocks while the child starts: create it with `await Server.start(...)`.
     package final class Server: @unchecked Sendable {
         // @unchecked Sendable: `process` is set once in init; Process is thread-safe for terminate.
         package let process: Process
         package let port: Int
+
+        /// Starts the child without blocking Swift's cooperative threads.
+        package static func start(_ executable: String, _ arguments: [String], readyPrefix: String = "LISTENING ") async throws -> Server {
+            try await onDedicatedThread { Result { try Server(executable, arguments, readyPrefix: readyPrefix) } }.get()
+        }
 
         package init(_ executable: String, _ arguments: [String], readyPrefix: String = "LISTENING ") throws {
             let process = Process()

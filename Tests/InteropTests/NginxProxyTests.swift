@@ -22,7 +22,8 @@ struct NginxProxyTests {
         configuration.loopCount = 1
         let server = try RPCServer(configuration: configuration, services: [TestService()])
         let upstreamPort = try server.start()
-        let proxy = try NginxProxy(upstreamPort: upstreamPort)
+        // Starting nginx waits for its port: off the cooperative threads.
+        let proxy = try await Subprocess.onDedicatedThread { Result { try NginxProxy(upstreamPort: upstreamPort) } }.get()
         defer { proxy.stop() }
 
         let script = RepositoryPaths.interopFixtures.appendingPathComponent("interop_client.py").path
