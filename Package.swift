@@ -53,7 +53,7 @@ let package = Package(
                     .product(name: "Prometheus", package: "swift-prometheus"),
                     .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 ], path: "Shared/Runtime", swiftSettings: swiftSettings),
-        .target(name: "TestSupport", dependencies: ["RPC", "Contracts", "CryptoCore"], path: "Shared/TestSupport",
+        .target(name: "TestSupport", dependencies: ["RPC", "Contracts", "CryptoCore", "Postgres"], path: "Shared/TestSupport",
                 swiftSettings: swiftSettings),
 
         // Executables.

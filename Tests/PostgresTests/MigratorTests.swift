@@ -1,6 +1,7 @@
 import Foundation
 import Postgres
 import Testing
+import TestSupport
 
 @Suite struct MigratorTests {
     /// Runs `body` with a fresh schema owned by rv_testsvc (created and dropped by rv_admin).

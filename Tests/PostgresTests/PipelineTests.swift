@@ -1,6 +1,7 @@
 import Foundation
 import Postgres
 import Testing
+import TestSupport
 
 @Suite struct PipelineTests {
     @Test func pipeline_returnsResultsInOrder() async throws {

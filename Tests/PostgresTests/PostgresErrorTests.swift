@@ -1,6 +1,7 @@
 import Foundation
 import Postgres
 import Testing
+import TestSupport
 
 @Suite struct PostgresErrorTests {
     /// Runs `body` against a fresh table `(id int4 PRIMARY KEY, email text UNIQUE NOT NULL

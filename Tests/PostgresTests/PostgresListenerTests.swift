@@ -1,6 +1,7 @@
 import Foundation
 import Postgres
 import Testing
+import TestSupport
 
 @Suite(.timeLimit(.minutes(1))) struct PostgresListenerTests {
     private func notify(_ pool: PostgresPool, _ channel: String, _ payload: String) async throws {

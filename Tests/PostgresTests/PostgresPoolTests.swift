@@ -1,6 +1,7 @@
 import Foundation
 import Postgres
 import Testing
+import TestSupport
 
 @Suite struct PostgresPoolTests {
     @Test func exhaustedPool_timesOutWithDBBusy() async throws {

@@ -1,6 +1,7 @@
 import Foundation
 import Postgres
 import Testing
+import TestSupport
 
 @Suite struct PostgresValueTests {
     /// Sends `value` as a parameter, casts it to `sql` type, and decodes it back.

@@ -2,6 +2,7 @@ import Foundation
 import Postgres
 import Synchronization
 import Testing
+import TestSupport
 
 @Suite struct TransactionTests {
     struct Boom: Error {}

@@ -1,21 +1,21 @@
 import Foundation
-import Postgres
+package import Postgres
 
 /// The cluster started by `compose/local/db.sh start`, found through the same environment
 /// variables (RV_PG_HOST, RV_PG_PORT, RV_PG_DATABASE, RV_PG_PASSWORD_<ROLE>) and defaults.
-enum TestDatabase {
-    static let environment = ProcessInfo.processInfo.environment
-    static let host = environment["RV_PG_HOST"] ?? "127.0.0.1"
-    static let port = environment["RV_PG_PORT"].flatMap { Int($0) } ?? 7432
-    static let database = environment["RV_PG_DATABASE"] ?? "rendezvous"
+package enum TestDatabase {
+    package static let environment = ProcessInfo.processInfo.environment
+    package static let host = environment["RV_PG_HOST"] ?? "127.0.0.1"
+    package static let port = environment["RV_PG_PORT"].flatMap { Int($0) } ?? 7432
+    package static let database = environment["RV_PG_DATABASE"] ?? "rendezvous"
 
     /// Thrown (never skipped) when the cluster is not there, saying how to start it.
-    struct Unreachable: Error, CustomStringConvertible {
-        var description: String
+    package struct Unreachable: Error, CustomStringConvertible {
+        package var description: String
     }
 
     /// `role` is a service name (`testsvc`, `identity`…) or `admin`.
-    static func configuration(role: String = "testsvc", poolSize: Int = 4,
+    package static func configuration(role: String = "testsvc", poolSize: Int = 4,
                               applicationName: String = "rv-tests") -> PostgresConfiguration {
         let password = environment["RV_PG_PASSWORD_\(role.uppercased())"] ?? "rv_\(role)_local"
         return PostgresConfiguration(host: host, port: port, database: database, user: "rv_\(role)",
@@ -25,7 +25,7 @@ enum TestDatabase {
     }
 
     /// A pool whose connectivity was checked, with a clear failure when Postgres is down.
-    static func makePool(_ configuration: PostgresConfiguration = configuration()) async throws -> PostgresPool {
+    package static func makePool(_ configuration: PostgresConfiguration = configuration()) async throws -> PostgresPool {
         let pool = PostgresPool(configuration: configuration)
         do {
             _ = try await pool.withConnection { try await $0.query("SELECT 1") }
@@ -39,18 +39,18 @@ enum TestDatabase {
         return pool
     }
 
-    static func makeAdminPool(poolSize: Int = 2) async throws -> PostgresPool {
+    package static func makeAdminPool(poolSize: Int = 2) async throws -> PostgresPool {
         try await makePool(configuration(role: "admin", poolSize: poolSize, applicationName: "rv-tests-admin"))
     }
 
     /// A fresh table name in the testsvc schema, unique per call so tests can run in parallel.
-    static func uniqueName(_ prefix: String) -> String {
+    package static func uniqueName(_ prefix: String) -> String {
         "\(prefix)_\(UUID().uuidString.prefix(8).lowercased())"
     }
 
     /// Terminates every backend whose application_name is `applicationName`; returns how many.
     @discardableResult
-    static func terminateBackends(applicationName: String) async throws -> Int {
+    package static func terminateBackends(applicationName: String) async throws -> Int {
         let admin = try await makeAdminPool(poolSize: 1)
         defer { admin.close() }
         let rows = try await admin.withConnection { connection in

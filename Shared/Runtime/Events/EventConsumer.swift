@@ -1,0 +1,106 @@
+package import Contracts
+package import Logging
+package import Postgres
+package import RPC
+
+/// Applies another service's events exactly once: follows its `WatchEvents` stream, applies
+/// each event and stores the cursor in the same transaction of the consumer's own schema,
+/// and reconnects with backoff when the stream breaks.
+package struct EventConsumer: Sendable {
+    /// Names the stream this consumer follows (a key in `<schema>.event_cursors`).
+    package let source: String
+    package let schema: String
+    package let pool: PostgresPool
+    package let client: RPCClient
+    package let types: [String]
+    package let logger: Logger
+    /// Applies one event inside the consumer's transaction; throwing rolls the event back and
+    /// the consumer retries it after a backoff.
+    package let apply: @Sendable (Events.Event, Connection) async throws -> Void
+
+    package init(source: String, schema: String, pool: PostgresPool, client: RPCClient, types: [String] = [],
+                 logger: Logger = Logger(label: "rendezvous.events.consumer"),
+                 apply: @escaping @Sendable (Events.Event, Connection) async throws -> Void) throws {
+        guard Outbox.isIdentifier(schema) else {
+            throw PostgresError(code: .protocolViolation, context: "consumer schema must be a lower-case identifier")
+        }
+        self.source = source
+        self.schema = schema
+        self.pool = pool
+        self.client = client
+        self.types = types
+        self.logger = logger
+        self.apply = apply
+    }
+
+    /// The cursor table, for the consumer's migration list.
+    package static func ddl(schema: String) -> String {
+        """
+        CREATE TABLE IF NOT EXISTS \(schema).event_cursors (
+            source text PRIMARY KEY,
+            cursor bigint NOT NULL DEFAULT 0,
+            updated_at timestamptz NOT NULL DEFAULT now()
+        );
+        """
+    }
+
+    /// The cursor stored for `source` (0 when none).
+    package func storedCursor() async throws -> Int64 {
+        try await pool.withConnection { connection in
+            let rows = try await connection.query("SELECT cursor FROM \(schema).event_cursors WHERE source = $1", [.text(source)])
+            return rows.isEmpty ? 0 : try rows[0].decode(0)
+        }
+    }
+
+    /// Follows the stream until the task is cancelled.
+    package func run() async {
+        var backoff = Duration.milliseconds(100)
+        while !Task.isCancelled {
+            do {
+                try await followOnce()
+                backoff = .milliseconds(100)
+            } catch {
+                if Task.isCancelled { return }
+                logger.warning("event stream broke; reconnecting", metadata: [
+                    "source": "\(source)", "error": "\(error)", "backoff_ms": "\(backoff.components.seconds * 1000 + backoff.components.attoseconds / 1_000_000_000_000_000)",
+                ])
+                let jitter = Double.random(in: 0.5..<1.5)
+                try? await Task.sleep(for: backoff * jitter)
+                backoff = min(backoff * 2, .seconds(10))
+            }
+        }
+    }
+
+    /// One connection's worth of following: resumes after the stored cursor.
+    private func followOnce() async throws {
+        try await pool.withConnection { connection in
+            _ = try await connection.execute(
+                "INSERT INTO \(schema).event_cursors (source) VALUES ($1) ON CONFLICT DO NOTHING", [.text(source)])
+        }
+        let after = try await storedCursor()
+        let stream = try await client.serverStreaming(
+            path: "/\(Events.serviceName)/WatchEvents",
+            request: Events.WatchEventsRequest(afterCursor: after, types: types),
+            as: Events.Event.self)
+        for try await event in stream {
+            try await applyOnce(event)
+        }
+        let status = await stream.status()
+        if status.code != .ok { throw status }
+    }
+
+    /// Applies `event` unless its cursor is already recorded; the row lock on the cursor makes
+    /// two consumer instances with the same source apply each event once between them.
+    private func applyOnce(_ event: Events.Event) async throws {
+        try await pool.withTransaction { connection in
+            let rows = try await connection.query(
+                "SELECT cursor FROM \(schema).event_cursors WHERE source = $1 FOR UPDATE", [.text(source)])
+            let current: Int64 = rows.isEmpty ? 0 : try rows[0].decode(0)
+            guard event.cursor > current else { return }
+            try await apply(event, connection)
+            _ = try await connection.execute(
+                "UPDATE \(schema).event_cursors SET cursor = $2, updated_at = now() WHERE source = $1",
+                [.text(source), .int64(event.cursor)])
+        }
+    }
+}

@@ -1,0 +1,57 @@
+import Contracts
+package import Postgres
+package import RPC
+
+/// `rendezvous.events.v1.EventStream`: serves one outbox as a resumable stream — history from
+/// the requested cursor, then live events as their transactions commit.
+package struct EventStreamService: RPCService {
+    package let outbox: Outbox
+    package let pool: PostgresPool
+    package let notifier: OutboxNotifier
+    /// Events read per query.
+    package var batchSize = 256
+    /// Re-read this often even without a notification, in case one was lost.
+    package var pollInterval: Duration = .seconds(5)
+
+    package init(outbox: Outbox, pool: PostgresPool, notifier: OutboxNotifier) {
+        self.outbox = outbox
+        self.pool = pool
+        self.notifier = notifier
+    }
+
+    package var serviceName: String { Events.serviceName }
+
+    package func register(in router: inout RPCRouter) {
+        router.serverStreaming(serviceName, "WatchEvents") {
+            (request: Events.WatchEventsRequest, writer: ResponseWriter<Events.Event>, _) in
+            try await watch(request, writer)
+        }
+    }
+
+    private func watch(_ request: Events.WatchEventsRequest, _ writer: ResponseWriter<Events.Event>) async throws {
+        guard request.afterCursor >= 0 else {
+            throw RPCError(code: .invalidArgument, message: "after_cursor must not be negative", reason: "INVALID_CURSOR")
+        }
+        var cursor = request.afterCursor
+        while !Task.isCancelled {
+            // Read the generation first: a commit after it wakes the wait below.
+            let seen = notifier.generation
+            let batch: [Events.Event]
+            do {
+                batch = try await pool.withConnection { connection in
+                    try await outbox.events(after: cursor, types: request.types, limit: batchSize, on: connection)
+                }
+            } catch let error as PostgresError {
+                let mapping = error.grpcMapping
+                throw RPCError(code: StatusCode(rawValue: mapping.code), message: mapping.message, reason: mapping.reason)
+            }
+            for event in batch {
+                try await writer.write(event)
+                cursor = event.cursor
+            }
+            if batch.count < batchSize {
+                await notifier.wait(after: seen, timeout: pollInterval)
+            }
+        }
+    }
+}
