@@ -42,35 +42,44 @@ extension ProtoWriter {
         }
     }
 
-    /// Writes a `map<string, string>` field, one entry per key in ascending key order.
+    /// Writes a `map<string, string>` field, one entry per key, in the keys' UTF-8 byte order.
     public mutating func writeMap(field: Int, _ map: [String: String]) {
-        for key in map.keys.sorted() {
+        for key in map.keys.sortedByUTF8() {
             // Safe: `key` was just taken from `map.keys`.
             writeMapEntry(field: field, key: key, value: map[key]!)
         }
     }
 
-    /// Writes a `map<string, int32>` field, one entry per key in ascending key order.
+    /// Writes a `map<string, int32>` field, one entry per key, in the keys' UTF-8 byte order.
     public mutating func writeMap(field: Int, _ map: [String: Int32]) {
-        for key in map.keys.sorted() {
+        for key in map.keys.sortedByUTF8() {
             // Safe: `key` was just taken from `map.keys`.
             writeMapEntry(field: field, key: key, value: map[key]!)
         }
     }
 
-    /// Writes a `map<string, int64>` field, one entry per key in ascending key order.
+    /// Writes a `map<string, int64>` field, one entry per key, in the keys' UTF-8 byte order.
     public mutating func writeMap(field: Int, _ map: [String: Int64]) {
-        for key in map.keys.sorted() {
+        for key in map.keys.sortedByUTF8() {
             // Safe: `key` was just taken from `map.keys`.
             writeMapEntry(field: field, key: key, value: map[key]!)
         }
     }
 
-    /// Writes a `map<string, Message>` field, one entry per key in ascending key order.
+    /// Writes a `map<string, Message>` field, one entry per key, in the keys' UTF-8 byte order.
     public mutating func writeMap<M: ProtoMessage>(field: Int, _ map: [String: M]) {
-        for key in map.keys.sorted() {
+        for key in map.keys.sortedByUTF8() {
             // Safe: `key` was just taken from `map.keys`.
             writeMapEntry(field: field, key: key, value: map[key]!)
         }
+    }
+}
+
+extension Collection<String> {
+    /// The strings in ascending order of their UTF-8 bytes, the key order of deterministic
+    /// serialization in protobuf's C++, Go and pure-Python runtimes. `String`'s `<` is not that order: it
+    /// compares canonically equivalent forms, so "e\u{301}" sorts as "é", after "f".
+    fileprivate func sortedByUTF8() -> [String] {
+        sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
     }
 }

@@ -11,12 +11,7 @@ struct ErrorInfoMessage: ProtoMessage {
     func encode(to writer: inout ProtoWriter) {
         if !reason.isEmpty { writer.writeString(field: 1, reason) }
         if !domain.isEmpty { writer.writeString(field: 2, domain) }
-        for key in metadata.keys.sorted() {
-            var entry = ProtoWriter()
-            entry.writeString(field: 1, key)
-            entry.writeString(field: 2, metadata[key] ?? "")
-            writer.writeBytes(field: 3, entry.bytes)
-        }
+        writer.writeMap(field: 3, metadata)
     }
 
     mutating func decodeField(_ field: Int, from reader: inout ProtoReader) throws {
