@@ -1,0 +1,213 @@
+import Contracts
+import Foundation
+import Postgres
+import RPC
+import Runtime
+import Synchronization
+import Testing
+import TestSupport
+
+/// The outbox, its WatchEvents stream and the exactly-once consumer, over a live socket and the
+/// real Postgres cluster.
+@Suite struct EventsTests {
+    /// A producer: an outbox with its own table names and a server streaming it.
+    final class Producer: Sendable {
+        let outbox: Outbox
+        let pool: PostgresPool
+        let notifier: OutboxNotifier
+        let server: RPCServer
+
+        init(outbox: Outbox, pool: PostgresPool, port: Int = 0) async throws {
+            self.outbox = outbox
+            self.pool = pool
+            notifier = try await OutboxNotifier(configuration: TestDatabase.configuration(applicationName: "rv-tests-notifier"),
+                                                channel: outbox.channel)
+            var configuration = RPCServerConfiguration()
+            configuration.port = port
+            configuration.loopCount = 1
+            server = try RPCServer(configuration: configuration,
+                                   services: [EventStreamService(outbox: outbox, pool: pool, notifier: notifier)])
+            try server.start()
+        }
+
+        func stop() async {
+            await server.shutdown(gracePeriod: .milliseconds(200))
+            notifier.close()
+        }
+
+        @discardableResult
+        func append(_ count: Int, type: String = "Thing") async throws -> [Int64] {
+            var cursors: [Int64] = []
+            for index in 0..<count {
+                let cursor = try await pool.withTransaction { connection in
+                    try await outbox.append(OutboxEvent(type: type, app: "swivo", aggregateID: UUID().uuidString,
+                                                        payload: Array("event \(index)".utf8)), on: connection)
+                }
+                cursors.append(cursor)
+            }
+            return cursors
+        }
+    }
+
+    static func makeOutbox(pool: PostgresPool) async throws -> Outbox {
+        let outbox = try Outbox(schema: "testsvc", stream: TestDatabase.uniqueName("outbox"))
+        try await pool.withConnection { try await $0.executeScript(outbox.ddl) }
+        return outbox
+    }
+
+    @Test func watchEvents_sendsHistoryThenLiveEventsInCursorOrder() async throws {
+        let pool = try await TestDatabase.makePool()
+        defer { pool.close() }
+        let producer = try await Producer(outbox: try await Self.makeOutbox(pool: pool), pool: pool)
+        let history = try await producer.append(3)
+        let client = RPCClient(host: "127.0.0.1", port: producer.server.port)
+        let stream = try await client.serverStreaming(path: "/\(Events.serviceName)/WatchEvents",
+                                                      request: Events.WatchEventsRequest(afterCursor: 0), as: Events.Event.self)
+        var received: [Events.Event] = []
+        var live: [Int64] = []
+        for try await event in stream {
+            received.append(event)
+            if received.count == 3 {
+                // History is in; these arrive only through NOTIFY (the poll interval is 5 s).
+                live = try await producer.append(2, type: "Live")
+            }
+            if received.count == 5 { break }
+        }
+        stream.cancel()
+        #expect(received.map(\.cursor) == history + live)
+        #expect(received.map(\.type) == ["Thing", "Thing", "Thing", "Live", "Live"])
+        #expect(received[0].payload == Array("event 0".utf8))
+        #expect(received[0].app == "swivo")
+        #expect((received[0].occurredAt?.seconds ?? 0) > 1_700_000_000)
+        await producer.stop()
+        client.close()
+    }
+
+    @Test func watchEvents_afterCursorAndTypeFilter_skipEarlierAndOtherEvents() async throws {
+        let pool = try await TestDatabase.makePool()
+        defer { pool.close() }
+        let producer = try await Producer(outbox: try await Self.makeOutbox(pool: pool), pool: pool)
+        let first = try await producer.append(2, type: "A")
+        let wanted = try await producer.append(2, type: "B")
+        _ = try await producer.append(1, type: "A")
+        let client = RPCClient(host: "127.0.0.1", port: producer.server.port)
+        let stream = try await client.serverStreaming(
+            path: "/\(Events.serviceName)/WatchEvents",
+            request: Events.WatchEventsRequest(afterCursor: first[0], types: ["B"]), as: Events.Event.self)
+        var cursors: [Int64] = []
+        for try await event in stream {
+            cursors.append(event.cursor)
+            if cursors.count == 2 { break }
+        }
+        stream.cancel()
+        #expect(cursors == wanted)
+        await producer.stop()
+        client.close()
+    }
+
+    @Test func watchEvents_negativeCursor_isInvalidArgument() async throws {
+        let pool = try await TestDatabase.makePool()
+        defer { pool.close() }
+        let producer = try await Producer(outbox: try await Self.makeOutbox(pool: pool), pool: pool)
+        let client = RPCClient(host: "127.0.0.1", port: producer.server.port)
+        let stream = try await client.serverStreaming(path: "/\(Events.serviceName)/WatchEvents",
+                                                      request: Events.WatchEventsRequest(afterCursor: -5), as: Events.Event.self)
+        await #expect(throws: RPCError.self) {
+            for try await _ in stream {}
+        }
+        let status = await stream.status()
+        #expect(status.code == .invalidArgument)
+        #expect(status.reason == "INVALID_CURSOR")
+        await producer.stop()
+        client.close()
+    }
+
+    @Test func outbox_rejectsNamesThatAreNotIdentifiers() {
+        #expect(throws: PostgresError.self) { try Outbox(schema: "testsvc; DROP TABLE x", stream: "outbox") }
+        #expect(throws: PostgresError.self) { try Outbox(schema: "testsvc", stream: "Outbox") }
+    }
+
+    /// Producer and consumer restarts, a consumer that was down, and two consumers sharing a
+    /// source: every event is applied exactly once, in cursor order.
+    @Test func consumer_appliesEveryEventOnce_acrossRestartsAndDowntime() async throws {
+        let producerPool = try await TestDatabase.makePool()
+        let consumerPool = try await TestDatabase.makePool()
+        defer {
+            producerPool.close()
+            consumerPool.close()
+        }
+        let outbox = try await Self.makeOutbox(pool: producerPool)
+        let applied = TestDatabase.uniqueName("applied")
+        try await consumerPool.withConnection { connection in
+            try await connection.executeScript("""
+                SELECT pg_advisory_lock(4242);
+                \(EventConsumer.ddl(schema: "testsvc"))
+                SELECT pg_advisory_unlock(4242);
+                CREATE TABLE testsvc.\(applied) (event_id text NOT NULL, cursor bigint NOT NULL, applied_at timestamptz DEFAULT clock_timestamp());
+                """)
+        }
+        var producer = try await Producer(outbox: outbox, pool: producerPool)
+        let port = producer.server.port
+        let client = RPCClient(host: "127.0.0.1", port: port)
+        defer { client.close() }
+        let source = TestDatabase.uniqueName("source")
+        let consumer = try EventConsumer(source: source, schema: "testsvc", pool: consumerPool, client: client) { event, connection in
+            _ = try await connection.execute("INSERT INTO testsvc.\(applied) (event_id, cursor) VALUES ($1, $2)",
+                                             [.text(event.id), .int64(event.cursor)])
+        }
+
+        func appliedCount() async throws -> Int {
+            try await consumerPool.withConnection { connection in
+                try await connection.query("SELECT count(*) FROM testsvc.\(applied)")[0].decode(0, as: Int.self)
+            }
+        }
+        func waitForApplied(_ count: Int) async throws {
+            let deadline = ContinuousClock.now + .seconds(20)
+            while try await appliedCount() < count {
+                guard ContinuousClock.now < deadline else {
+                    Issue.record("only \(try await appliedCount()) of \(count) events applied")
+                    return
+                }
+                try await Task.sleep(for: .milliseconds(20))
+            }
+        }
+
+        var cursors = try await producer.append(5)
+        var running = Task { await consumer.run() }
+        try await waitForApplied(5)
+
+        // Consumer down while 5 more are produced; it resumes from its stored cursor.
+        running.cancel()
+        await running.value
+        cursors += try await producer.append(5)
+        #expect(try await appliedCount() == 5)
+        running = Task { await consumer.run() }
+        try await waitForApplied(10)
+
+        // Producer restarts on the same port; events committed while it was down still arrive.
+        await producer.stop()
+        cursors += try await producer.append(5)
+        producer = try await Producer(outbox: outbox, pool: producerPool, port: port)
+        try await waitForApplied(15)
+
+        // A second instance with the same source: the cursor row lock keeps each event single.
+        let second = Task { await consumer.run() }
+        cursors += try await producer.append(10)
+        try await waitForApplied(25)
+        try await Task.sleep(for: .milliseconds(300))
+        running.cancel()
+        second.cancel()
+        await running.value
+        await second.value
+        await producer.stop()
+
+        let rows = try await consumerPool.withConnection { connection in
+            try await connection.query("SELECT cursor, count(*) OVER (PARTITION BY event_id) FROM testsvc.\(applied) ORDER BY applied_at, cursor")
+        }
+        let appliedCursors = try rows.map { try $0.decode(0, as: Int64.self) }
+        let duplicates = try rows.filter { try $0.decode(1, as: Int.self) > 1 }.count
+        #expect(duplicates == 0)
+        #expect(appliedCursors == cursors)
+        #expect(try await consumer.storedCursor() == cursors.last)
+    }
+}
