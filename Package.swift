@@ -47,7 +47,7 @@ let package = Package(
                     .product(name: "Logging", package: "swift-log"),
                 ], path: "Shared/Postgres", swiftSettings: swiftSettings),
         .target(name: "Runtime", dependencies: [
-                    "RPC", "HTTP2", "CryptoCore", "Postgres", "Contracts",
+                    "RPC", "HTTP2", "CryptoCore", "CLinux", "Postgres", "Contracts",
                     .product(name: "Logging", package: "swift-log"),
                     .product(name: "Metrics", package: "swift-metrics"),
                     .product(name: "Prometheus", package: "swift-prometheus"),
