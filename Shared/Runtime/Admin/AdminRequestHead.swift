@@ -5,6 +5,11 @@ package struct AdminRequestHead: Equatable, Sendable {
     /// The path without its query.
     package var path: String
 
+    package init(method: String, path: String) {
+        self.method = method
+        self.path = path
+    }
+
     /// Most bytes the request line and headers may take.
     package static let maxHeadBytes = 8 * 1024
 
