@@ -27,12 +27,12 @@ import Testing
 
         let lines = Self.jsonLines(harness.logs)
         try #require(lines.count == 1)
-        let fields = try #require(lines[0]["metadata"] as? [String: String])
-        #expect(fields["rpc.method"] == "/\(ProbeService.name)/Echo")
-        #expect(fields["rpc.code"] == "OK")
-        #expect(fields["request_id"] == "req-123")
-        #expect(fields["peer"]?.hasPrefix("127.0.0.1:") == true)
-        #expect(Double(fields["rpc.duration_ms"] ?? "") != nil)
+        let fields = try #require(lines[0]["metadata"] as? [String: Any])
+        #expect(fields["rpc.method"] as? String == "/\(ProbeService.name)/Echo")
+        #expect(fields["rpc.code"] as? String == "OK")
+        #expect(fields["request_id"] as? String == "req-123")
+        #expect((fields["peer"] as? String)?.hasPrefix("127.0.0.1:") == true)
+        #expect(fields["rpc.duration_ms"] is Double)
         #expect(lines[0]["level"] as? String == "info")
         let raw = harness.logs.lines.joined()
         #expect(!raw.contains("SECRET"))
@@ -47,9 +47,26 @@ import Testing
         }
         client.close()
         await harness.stop()
-        let fields = try #require(Self.jsonLines(harness.logs).first?["metadata"] as? [String: String])
-        #expect(fields["rpc.code"] == "FAILED_PRECONDITION")
-        #expect(fields["rpc.reason"] == "PROBE_FAILED")
+        let fields = try #require(Self.jsonLines(harness.logs).first?["metadata"] as? [String: Any])
+        #expect(fields["rpc.code"] as? String == "FAILED_PRECONDITION")
+        #expect(fields["rpc.reason"] as? String == "PROBE_FAILED")
+    }
+
+    @Test func forCall_attachesMethodAndRequestID() async throws {
+        let harness = try RuntimeHarness()
+        let capture = LogCapture()
+        let base = capture.logger(label: "handler")
+        let client = harness.makeClient()
+        _ = try await client.unary(path: "/\(ProbeService.name)/Echo", request: Messages.SimpleRequest(),
+                                   as: Messages.SimpleResponse.self,
+                                   options: CallOptions(metadata: Metadata(["x-request-id": "abc"])))
+        client.close()
+        await harness.stop()
+        let context = try #require(harness.lastContext)
+        base.forCall(context).info("inside")
+        let fields = try #require(Self.jsonLines(capture).first?["metadata"] as? [String: Any])
+        #expect(fields["request_id"] as? String == "abc")
+        #expect(fields["rpc.method"] as? String == "/\(ProbeService.name)/Echo")
     }
 
     @Test(arguments: ["", "has space", String(repeating: "x", count: 129), "new\u{7F}line"])
@@ -71,8 +88,8 @@ import Testing
         await harness.stop()
         let id = try #require(response.initialMetadata[string: "x-request-id"])
         #expect(id.count == 32)
-        let fields = try #require(Self.jsonLines(harness.logs).first?["metadata"] as? [String: String])
-        #expect(fields["request_id"] == id)
+        let fields = try #require(Self.jsonLines(harness.logs).first?["metadata"] as? [String: Any])
+        #expect(fields["request_id"] as? String == id)
     }
 
     @Test func metrics_callsCountedByMethodAndCode() async throws {

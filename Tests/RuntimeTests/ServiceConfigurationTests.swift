@@ -162,6 +162,26 @@ import Testing
     }
 }
 
+@Suite struct ServiceMainTests {
+    @Test func execute_badEnvironment_returnsTwoBeforeStarting() async {
+        let status = await ServiceMain.execute(
+            name: "identity", defaultPort: 0, arguments: [], environment: Environment(["RV_LOG_FORMAT": "yaml"]),
+            onListening: { _ in Issue.record("must not start") }) { _ in
+            Issue.record("must not set up services")
+            return []
+        }
+        #expect(status == 2)
+    }
+
+    @Test func environmentReader_required_namesTheMissingVariable() throws {
+        let reader = EnvironmentReader(environment: Environment(["RV_IDENTITY_KEY_FILE": "/k.pem"]))
+        #expect(throws: ConfigurationError(variable: "RV_IDENTITY_JWKS_URL", message: "must be set")) {
+            _ = try reader.required("RV_IDENTITY_JWKS_URL")
+        }
+        #expect(try reader.required("RV_IDENTITY_KEY_FILE") == "/k.pem")
+    }
+}
+
 /// A directory under /tmp removed when the value is released.
 final class TemporaryDirectory {
     let path: String

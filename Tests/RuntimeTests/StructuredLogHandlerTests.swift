@@ -9,6 +9,8 @@ import Testing
         var logger = capture.logger(label: "identity")
         logger[metadataKey: "instance"] = "a"
         logger.info("signed in", metadata: ["account": "42", "attempts": .stringConvertible(3),
+                                            "ratio": .stringConvertible(0.5), "ok": .stringConvertible(true),
+                                            "nan": .stringConvertible(Double.nan),
                                             "tags": .array(["x", "y"]), "nested": .dictionary(["k": "v"])])
         let lines = capture.lines
         try #require(lines.count == 1)
@@ -22,7 +24,10 @@ import Testing
         let metadata = try #require(object["metadata"] as? [String: Any])
         #expect(metadata["instance"] as? String == "a")
         #expect(metadata["account"] as? String == "42")
-        #expect(metadata["attempts"] as? String == "3")
+        #expect(metadata["attempts"] as? Int == 3)
+        #expect(metadata["ratio"] as? Double == 0.5)
+        #expect(metadata["ok"] as? Bool == true)
+        #expect(metadata["nan"] as? String == "nan")
         #expect(metadata["tags"] as? [String] == ["x", "y"])
         #expect((metadata["nested"] as? [String: String])?["k"] == "v")
         let timestamp = try #require(object["timestamp"] as? String)

@@ -64,8 +64,8 @@ final class AdminConnection: EventLoopHandler, @unchecked Sendable {
                 route(request)
             }
         case .routing:
-            // Waiting for the response; stop watching input so level-triggered epoll stays quiet.
-            loop.modify(fd: fd, events: 0)
+            // Input is no longer watched; epoll still reports hang-ups and errors.
+            if events & (EPOLLHUP.rawValue | EPOLLERR.rawValue) != 0 { close() }
         case .writing:
             if events & (EPOLLHUP.rawValue | EPOLLERR.rawValue) != 0 {
                 close()

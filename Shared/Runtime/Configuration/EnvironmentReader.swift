@@ -1,10 +1,24 @@
-/// Typed reads of environment variables; every failure names the variable.
-struct EnvironmentReader {
-    let environment: Environment
+/// Typed reads of environment variables; every failure is a `ConfigurationError` naming the
+/// variable. Services use it (`context.environment`) for settings of their own.
+package struct EnvironmentReader: Sendable {
+    package let environment: Environment
 
-    subscript(_ name: String) -> String? { environment[name] }
+    package init(environment: Environment) {
+        self.environment = environment
+    }
 
-    func port(_ name: String) throws(ConfigurationError) -> Int? {
+    /// The raw value; nil when unset or empty.
+    package subscript(_ name: String) -> String? { environment[name] }
+
+    /// A value that must be set.
+    package func required(_ name: String) throws(ConfigurationError) -> String {
+        guard let value = environment[name] else {
+            throw ConfigurationError(variable: name, message: "must be set")
+        }
+        return value
+    }
+
+    package func port(_ name: String) throws(ConfigurationError) -> Int? {
         guard let text = environment[name] else { return nil }
         return try Self.parsePort(text, variable: name)
     }
@@ -17,7 +31,7 @@ struct EnvironmentReader {
         return port
     }
 
-    func integer(_ name: String, range: ClosedRange<Int>) throws(ConfigurationError) -> Int? {
+    package func integer(_ name: String, range: ClosedRange<Int>) throws(ConfigurationError) -> Int? {
         guard let text = environment[name] else { return nil }
         guard let value = Int(text), range.contains(value) else {
             throw ConfigurationError(
@@ -27,7 +41,7 @@ struct EnvironmentReader {
         return value
     }
 
-    func seconds(_ name: String, range: ClosedRange<Double>) throws(ConfigurationError) -> Duration? {
+    package func seconds(_ name: String, range: ClosedRange<Double>) throws(ConfigurationError) -> Duration? {
         guard let text = environment[name] else { return nil }
         guard let value = Double(text), value.isFinite, range.contains(value) else {
             throw ConfigurationError(
@@ -37,7 +51,7 @@ struct EnvironmentReader {
         return .milliseconds(Int64((value * 1000).rounded()))
     }
 
-    func choice(_ name: String, _ allowed: [String]) throws(ConfigurationError) -> String? {
+    package func choice(_ name: String, _ allowed: [String]) throws(ConfigurationError) -> String? {
         guard let text = environment[name] else { return nil }
         let lowered = text.lowercased()
         guard allowed.contains(lowered) else {

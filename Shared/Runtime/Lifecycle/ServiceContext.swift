@@ -9,6 +9,8 @@ package final class ServiceContext: Sendable {
     package let logger: Logger
     package let metrics: RuntimeMetrics
     package let readiness: Readiness
+    /// Typed access to the environment for the service's own settings.
+    package let environment: EnvironmentReader
 
     /// A long-running job; cancelled (task cancellation) once the gRPC server has drained.
     package typealias BackgroundJob = @Sendable () async throws -> Void
@@ -24,8 +26,9 @@ package final class ServiceContext: Sendable {
     private let registrations = Mutex(Registrations())
 
     package init(configuration: ServiceConfiguration, logger: Logger, metrics: RuntimeMetrics,
-                 readiness: Readiness) {
+                 readiness: Readiness, environment: Environment = Environment()) {
         self.configuration = configuration
+        self.environment = EnvironmentReader(environment: environment)
         self.logger = logger
         self.metrics = metrics
         self.readiness = readiness

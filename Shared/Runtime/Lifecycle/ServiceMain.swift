@@ -16,7 +16,8 @@ import Synchronization
 /// }
 /// ```
 ///
-/// Exit status: 0 after a graceful shutdown, 2 for a configuration error, 1 for anything else.
+/// Exit status: 0 after a graceful shutdown, 2 for a configuration error (also one the set-up
+/// closure throws), 1 for anything else.
 package enum ServiceMain {
     /// Where the service listens, once it does.
     package struct Addresses: Sendable {
@@ -61,7 +62,7 @@ package enum ServiceMain {
         metrics.bootstrapSystem()
         let readiness = Readiness()
         let context = ServiceContext(configuration: configuration, logger: logger, metrics: metrics,
-                                     readiness: readiness)
+                                     readiness: readiness, environment: environment)
 
         let server: RPCServer
         let admin: AdminServer
@@ -81,6 +82,10 @@ package enum ServiceMain {
                 await server.shutdown(gracePeriod: .zero)
                 throw error
             }
+        } catch let error as ConfigurationError {
+            LogSink.standardError.write("\(name): configuration error: \(error)\n")
+            await context.runClosers()
+            return 2
         } catch {
             logger.critical("could not start", metadata: ["error": .string("\(error)")])
             await context.runClosers()

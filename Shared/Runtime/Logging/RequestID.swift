@@ -1,3 +1,4 @@
+package import Logging
 package import RPC
 
 /// The id that ties a call's log line to the client's: `x-request-id` from the request when it
@@ -35,4 +36,14 @@ package enum RequestID {
 extension ServerCallContext {
     /// The call's request id, set by `LoggingInterceptor`.
     package var requestID: String? { self[value: RequestID.contextKey] }
+}
+
+extension Logger {
+    /// This logger with the call's method and request id attached, for handlers' own log lines.
+    package func forCall(_ context: ServerCallContext) -> Logger {
+        var logger = self
+        logger[metadataKey: "rpc.method"] = .string(context.path)
+        if let requestID = context.requestID { logger[metadataKey: "request_id"] = .string(requestID) }
+        return logger
+    }
 }

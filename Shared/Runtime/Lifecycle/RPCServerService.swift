@@ -27,35 +27,3 @@ struct RPCServerService: Service, CustomStringConvertible {
         logger.info("rpc server stopped")
     }
 }
-
-/// The admin listener as a `Service`; shut down last, so `/readyz` reports the drain.
-struct AdminService: Service, CustomStringConvertible {
-    let server: AdminServer
-
-    var description: String { "admin-listener" }
-
-    func run() async throws {
-        try? await gracefulShutdown()
-        await server.shutdown()
-    }
-}
-
-/// A background job as a `Service`: cancelled on graceful shutdown.
-struct BackgroundJobService: Service, CustomStringConvertible {
-    let name: String
-    let job: ServiceContext.BackgroundJob
-    let logger: Logger
-
-    var description: String { "job \(name)" }
-
-    func run() async throws {
-        do {
-            try await cancelWhenGracefulShutdown(job)
-        } catch is CancellationError {
-            return
-        } catch {
-            logger.error("background job failed", metadata: ["job": .string(name), "error": .string("\(error)")])
-            throw error
-        }
-    }
-}
