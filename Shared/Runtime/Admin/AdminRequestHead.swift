@@ -1,10 +1,12 @@
 /// The request line of an HTTP/1.1 request (RFC 9112 §3), parsed from the bytes received so far.
 /// Header fields are read past but not kept: the admin endpoints need none.
 package struct AdminRequestHead: Equatable, Sendable {
+    /// The request method, e.g. `GET`.
     package var method: String
     /// The path without its query.
     package var path: String
 
+    /// A parsed head; tests build these directly.
     package init(method: String, path: String) {
         self.method = method
         self.path = path
@@ -13,6 +15,7 @@ package struct AdminRequestHead: Equatable, Sendable {
     /// Most bytes the request line and headers may take.
     package static let maxHeadBytes = 8 * 1024
 
+    /// What the bytes received so far amount to.
     package enum ParseResult: Equatable, Sendable {
         /// More bytes are needed.
         case incomplete

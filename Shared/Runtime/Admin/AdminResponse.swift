@@ -1,22 +1,29 @@
 /// A complete HTTP/1.1 response; the connection closes after it.
 package struct AdminResponse: Sendable, Equatable {
+    /// The HTTP status code.
     package var status: Int
+    /// The `Content-Type` header.
     package var contentType = "text/plain; charset=utf-8"
+    /// Extra headers, e.g. `Allow` on a 405.
     package var headers: [(String, String)] = []
+    /// The body; its length becomes `Content-Length`.
     package var body: [UInt8]
 
+    /// A plain-text response.
     package init(status: Int, body: String, headers: [(String, String)] = []) {
         self.status = status
         self.body = Array(body.utf8)
         self.headers = headers
     }
 
+    /// A response with its own content type.
     package init(status: Int, contentType: String, body: [UInt8]) {
         self.status = status
         self.contentType = contentType
         self.body = body
     }
 
+    /// Equal when status, content type, headers (in order) and body are.
     package static func == (lhs: AdminResponse, rhs: AdminResponse) -> Bool {
         lhs.status == rhs.status && lhs.contentType == rhs.contentType && lhs.body == rhs.body
             && lhs.headers.map { "\($0.0): \($0.1)" } == rhs.headers.map { "\($0.0): \($0.1)" }

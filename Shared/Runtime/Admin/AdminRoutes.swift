@@ -1,8 +1,11 @@
 /// What the admin listener serves: `/metrics`, `/healthz`, `/readyz`.
 package struct AdminRoutes: Sendable {
+    /// Rendered by `/metrics`.
     package let metrics: RuntimeMetrics
+    /// Consulted by `/readyz`.
     package let readiness: Readiness
 
+    /// Routes over the service's metrics and readiness.
     package init(metrics: RuntimeMetrics, readiness: Readiness) {
         self.metrics = metrics
         self.readiness = readiness

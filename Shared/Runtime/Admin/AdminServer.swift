@@ -7,15 +7,19 @@ import Synchronization
 /// Bounded by design: at most `maxConnections` at once, a request head of at most 8 KiB read
 /// within `readTimeout`, one request per connection, closed after the response.
 package final class AdminServer: Sendable {
+    /// The address the listener binds.
     package let host: String
     private let requestedPort: Int
     private let routes: AdminRoutes
     private let loop: EventLoop
     private let boundPort = Atomic<Int>(0)
     private let listener = Mutex<AdminListener?>(nil)
+    /// Connections served at once; more are closed on accept.
     package let maxConnections: Int
+    /// How long a client may take to send its request head.
     package let readTimeout: Duration
 
+    /// Creates the listener and its event loop thread; nothing is bound until `start`.
     package init(host: String, port: Int, routes: AdminRoutes, maxConnections: Int = 64,
                  readTimeout: Duration = .seconds(5)) throws {
         self.host = host

@@ -22,10 +22,12 @@ package final class Readiness: Sendable {
     /// How long one check may take before it counts as failed.
     package let checkTimeout: Duration
 
+    /// Starts in `.starting`, with no checks.
     package init(checkTimeout: Duration = .seconds(2)) {
         self.checkTimeout = checkTimeout
     }
 
+    /// The current phase.
     package var phase: Phase { state.withLock { $0.phase } }
 
     /// Called once the gRPC server accepts calls.
@@ -38,6 +40,7 @@ package final class Readiness: Sendable {
         state.withLock { $0.phase = .draining }
     }
 
+    /// Adds a check consulted by every `/readyz` while serving.
     package func addCheck(_ name: String, _ check: @escaping Check) {
         state.withLock { $0.checks.append((name, check)) }
     }

@@ -4,12 +4,15 @@
 package struct ConfigurationError: Error, Equatable, CustomStringConvertible {
     /// The environment variable or command-line option, e.g. `RV_IDENTITY_PORT` or `--port`.
     package var variable: String
+    /// What is wrong and what is expected.
     package var message: String
 
+    /// An error about `variable`.
     package init(variable: String, message: String) {
         self.variable = variable
         self.message = message
     }
 
+    /// `VARIABLE: message`, as printed before exiting.
     package var description: String { "\(variable): \(message)" }
 }

@@ -8,6 +8,7 @@ import Glibc
 package struct Environment: Sendable {
     private var values: [String: String]
 
+    /// An environment holding exactly `values`.
     package init(_ values: [String: String] = [:]) {
         self.values = values
     }
@@ -27,6 +28,7 @@ package struct Environment: Sendable {
         return Environment(values)
     }
 
+    /// The value of `name`; nil when unset or empty.
     package subscript(_ name: String) -> String? {
         guard let value = values[name], !value.isEmpty else { return nil }
         return value

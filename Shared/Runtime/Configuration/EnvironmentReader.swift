@@ -1,8 +1,10 @@
 /// Typed reads of environment variables; every failure is a `ConfigurationError` naming the
 /// variable. Services use it (`context.environment`) for settings of their own.
 package struct EnvironmentReader: Sendable {
+    /// The variables read.
     package let environment: Environment
 
+    /// A reader over `environment`.
     package init(environment: Environment) {
         self.environment = environment
     }
@@ -18,6 +20,7 @@ package struct EnvironmentReader: Sendable {
         return value
     }
 
+    /// A TCP port (0-65535).
     package func port(_ name: String) throws(ConfigurationError) -> Int? {
         guard let text = environment[name] else { return nil }
         return try Self.parsePort(text, variable: name)
@@ -31,6 +34,7 @@ package struct EnvironmentReader: Sendable {
         return port
     }
 
+    /// A whole number within `range`.
     package func integer(_ name: String, range: ClosedRange<Int>) throws(ConfigurationError) -> Int? {
         guard let text = environment[name] else { return nil }
         guard let value = Int(text), range.contains(value) else {
@@ -41,6 +45,7 @@ package struct EnvironmentReader: Sendable {
         return value
     }
 
+    /// A (possibly fractional) number of seconds within `range`.
     package func seconds(_ name: String, range: ClosedRange<Double>) throws(ConfigurationError) -> Duration? {
         guard let text = environment[name] else { return nil }
         guard let value = Double(text), value.isFinite, range.contains(value) else {
@@ -51,6 +56,7 @@ package struct EnvironmentReader: Sendable {
         return .milliseconds(Int64((value * 1000).rounded()))
     }
 
+    /// One of `allowed`, compared case-insensitively; returned lowercased.
     package func choice(_ name: String, _ allowed: [String]) throws(ConfigurationError) -> String? {
         guard let text = environment[name] else { return nil }
         let lowered = text.lowercased()

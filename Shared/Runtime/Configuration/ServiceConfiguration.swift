@@ -27,7 +27,9 @@ package struct ServiceConfiguration: Sendable, Equatable {
     package var port: Int
     /// The HTTP/1.1 admin port (metrics, health); 0 picks a free one.
     package var adminPort: Int
+    /// The lowest level logged.
     package var logLevel: Logger.Level
+    /// JSON lines or text.
     package var logFormat: LogFormat
     /// How long in-flight calls may run after SIGTERM before their connections are closed.
     package var shutdownGracePeriod: Duration
@@ -40,9 +42,12 @@ package struct ServiceConfiguration: Sendable, Equatable {
 
     /// PEM files for the server's TLS identity.
     package struct TLSFiles: Sendable, Equatable {
+        /// `RV_TLS_CERT_FILE`: the certificate, then its intermediates.
         package var certificateChainFile: String
+        /// `RV_TLS_KEY_FILE`: the private key.
         package var privateKeyFile: String
 
+        /// Both files, as configured.
         package init(certificateChainFile: String, privateKeyFile: String) {
             self.certificateChainFile = certificateChainFile
             self.privateKeyFile = privateKeyFile

@@ -5,9 +5,13 @@ import Synchronization
 /// What a service's set-up closure gets from `ServiceMain`: its configuration, logger and
 /// metrics, and hooks to register background jobs, readiness checks, interceptors and closers.
 package final class ServiceContext: Sendable {
+    /// The validated common settings.
     package let configuration: ServiceConfiguration
+    /// The service's logger (label: the service name).
     package let logger: Logger
+    /// The service's metrics, exposed at `/metrics`.
     package let metrics: RuntimeMetrics
+    /// What `/readyz` reports.
     package let readiness: Readiness
     /// Typed access to the environment for the service's own settings.
     package let environment: EnvironmentReader
@@ -25,6 +29,7 @@ package final class ServiceContext: Sendable {
 
     private let registrations = Mutex(Registrations())
 
+    /// A context with nothing registered yet.
     package init(configuration: ServiceConfiguration, logger: Logger, metrics: RuntimeMetrics,
                  readiness: Readiness, environment: Environment = Environment()) {
         self.configuration = configuration

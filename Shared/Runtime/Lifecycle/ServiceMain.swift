@@ -21,8 +21,11 @@ import Synchronization
 package enum ServiceMain {
     /// Where the service listens, once it does.
     package struct Addresses: Sendable {
+        /// The bound address.
         package var host: String
+        /// The gRPC port.
         package var port: Int
+        /// The admin listener's port.
         package var adminPort: Int
     }
 

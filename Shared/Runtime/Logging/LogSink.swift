@@ -5,8 +5,10 @@ import Synchronization
 
 /// Where finished log lines go; each call receives one whole line, newline included.
 package struct LogSink: Sendable {
+    /// Writes one line.
     package let write: @Sendable (String) -> Void
 
+    /// A sink calling `write` for every line (tests capture lines this way).
     package init(write: @escaping @Sendable (String) -> Void) {
         self.write = write
     }

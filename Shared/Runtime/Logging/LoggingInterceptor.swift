@@ -10,10 +10,12 @@ package import RPC
 package struct LoggingInterceptor: ServerInterceptor {
     private let logger: Logger
 
+    /// Logs to `logger`.
     package init(logger: Logger) {
         self.logger = logger
     }
 
+    /// Assigns the request id, runs the rest of the chain, logs its outcome.
     package func intercept(_ context: ServerCallContext, next: () async throws -> Void) async throws {
         let requestID = RequestID.resolve(context.requestMetadata)
         context[value: RequestID.contextKey] = requestID

@@ -4,6 +4,7 @@ package import RPC
 /// The id that ties a call's log line to the client's: `x-request-id` from the request when it
 /// is sane, otherwise 32 random hex digits.
 package enum RequestID {
+    /// The request and response metadata key.
     package static let metadataKey = "x-request-id"
     /// The key under which the id is stored in `ServerCallContext` values.
     package static let contextKey = "request-id"
@@ -20,6 +21,7 @@ package enum RequestID {
         return (1...128).contains(bytes.count) && bytes.allSatisfy { $0 > 0x20 && $0 < 0x7F }
     }
 
+    /// A new id: 128 random bits as 32 lowercase hex digits.
     package static func generate() -> String {
         var generator = SystemRandomNumberGenerator()
         let high = generator.next() as UInt64

@@ -7,13 +7,19 @@ package import Logging
 /// `message` and `metadata` (an object, omitted when empty); an error attached to the event
 /// appears as `metadata.error`.
 package struct StructuredLogHandler: LogHandler {
+    /// Metadata attached to every record of this handler.
     package var metadata: Logger.Metadata = [:]
+    /// Contextual metadata added at each record.
     package var metadataProvider: Logger.MetadataProvider?
+    /// The lowest level written.
     package var logLevel: Logger.Level
+    /// The logger's label, written with every record.
     package let label: String
+    /// JSON lines or text.
     package let format: LogFormat
     private let sink: LogSink
 
+    /// A handler writing to `sink`.
     package init(label: String, level: Logger.Level = .info, format: LogFormat, sink: LogSink = .standardError,
                  metadataProvider: Logger.MetadataProvider? = nil) {
         self.label = label
@@ -23,11 +29,13 @@ package struct StructuredLogHandler: LogHandler {
         self.metadataProvider = metadataProvider
     }
 
+    /// One metadata value of this handler.
     package subscript(metadataKey key: String) -> Logger.Metadata.Value? {
         get { metadata[key] }
         set { metadata[key] = newValue }
     }
 
+    /// Formats and writes one record.
     package func log(event: LogEvent) {
         var merged = metadata
         if let provided = metadataProvider?.get() {

@@ -12,11 +12,13 @@ package struct MetricsInterceptor: ServerInterceptor {
     private let metrics: RuntimeMetrics
     private let instruments: Instruments
 
+    /// Records into `metrics`.
     package init(metrics: RuntimeMetrics) {
         self.metrics = metrics
         self.instruments = Instruments(metrics: metrics)
     }
 
+    /// Times the rest of the chain and counts its outcome.
     package func intercept(_ context: ServerCallContext, next: () async throws -> Void) async throws {
         instruments.active.increment()
         let start = ContinuousClock.now

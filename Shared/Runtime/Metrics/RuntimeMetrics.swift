@@ -9,7 +9,9 @@ import Synchronization
 /// makes one per process and calls `bootstrapSystem()` so libraries using swift-metrics'
 /// global API report into the same registry.
 package final class RuntimeMetrics: Sendable {
+    /// Everything `/metrics` exposes.
     package let registry: PrometheusCollectorRegistry
+    /// A swift-metrics factory writing into `registry`.
     package let factory: PrometheusMetricsFactory
     private let hooks = Mutex<[GaugeHook]>([])
 
@@ -25,6 +27,7 @@ package final class RuntimeMetrics: Sendable {
         .seconds(1), .milliseconds(2500), .seconds(5), .seconds(10), .seconds(30),
     ]
 
+    /// Metrics over `registry` (a fresh one by default, so tests stay isolated).
     package init(registry: PrometheusCollectorRegistry = PrometheusCollectorRegistry()) {
         self.registry = registry
         var factory = PrometheusMetricsFactory(registry: registry)
