@@ -47,7 +47,7 @@ let package = Package(
                     .product(name: "Logging", package: "swift-log"),
                 ], path: "Shared/Postgres", swiftSettings: swiftSettings),
         .target(name: "Runtime", dependencies: [
-                    "RPC", "Postgres", "Contracts",
+                    "RPC", "HTTP2", "CryptoCore", "CLinux", "Postgres", "Contracts",
                     .product(name: "Logging", package: "swift-log"),
                     .product(name: "Metrics", package: "swift-metrics"),
                     .product(name: "Prometheus", package: "swift-prometheus"),
@@ -57,7 +57,7 @@ let package = Package(
                 swiftSettings: swiftSettings),
 
         // Executables.
-        .executableTarget(name: "InteropServer", dependencies: ["RPC", "Contracts"],
+        .executableTarget(name: "InteropServer", dependencies: ["RPC", "Contracts", "Runtime"],
                           path: "Services/Interop", swiftSettings: swiftSettings),
 
         // Tests.
@@ -73,7 +73,7 @@ let package = Package(
                     exclude: ["Fixtures"], swiftSettings: swiftSettings),
         .testTarget(name: "PostgresTests", dependencies: ["Postgres", "TestSupport"],
                     swiftSettings: swiftSettings),
-        .testTarget(name: "RuntimeTests", dependencies: ["Runtime", "Postgres", "TestSupport"],
+        .testTarget(name: "RuntimeTests", dependencies: ["Runtime", "RPC", "Contracts", "Postgres", "TestSupport"],
                     swiftSettings: swiftSettings),
     ]
 )

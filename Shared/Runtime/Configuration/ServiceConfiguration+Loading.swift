@@ -1,0 +1,104 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Logging
+
+extension ServiceConfiguration {
+    /// Reads and validates the configuration of service `name`; the first problem found throws.
+    package static func load(name: String, defaultPort: Int, environment: Environment = .process,
+                             arguments: [String] = Array(CommandLine.arguments.dropFirst())) throws(ConfigurationError) -> ServiceConfiguration {
+        var configuration = ServiceConfiguration(name: name, port: defaultPort)
+        let reader = EnvironmentReader(environment: environment)
+        let hostVariable = variable("HOST", service: name)
+        let portVariable = variable("PORT", service: name)
+        let adminVariable = variable("ADMIN_PORT", service: name)
+
+        if let host = reader[hostVariable] {
+            configuration.host = try validHost(host, variable: hostVariable)
+        }
+        if let port = try reader.port(portVariable) { configuration.port = port }
+        var adminPort = try reader.port(adminVariable)
+
+        var remaining = arguments[...]
+        while let argument = remaining.popFirst() {
+            switch argument {
+            case "--host":
+                guard let host = remaining.popFirst() else {
+                    throw ConfigurationError(variable: "--host", message: "needs an IPv4 address")
+                }
+                configuration.host = try validHost(host, variable: "--host")
+            case "--port":
+                configuration.port = try EnvironmentReader.parsePort(remaining.popFirst(), variable: "--port")
+            case "--admin-port":
+                adminPort = try EnvironmentReader.parsePort(remaining.popFirst(), variable: "--admin-port")
+            default:
+                throw ConfigurationError(
+                    variable: argument,
+                    message: "unknown argument; usage: [--host ADDR] [--port N] [--admin-port N]")
+            }
+        }
+
+        if let adminPort {
+            configuration.adminPort = adminPort
+        } else if configuration.port == 0 {
+            configuration.adminPort = 0
+        } else {
+            configuration.adminPort = configuration.port + 100
+            guard configuration.adminPort <= 65535 else {
+                throw ConfigurationError(
+                    variable: adminVariable,
+                    message: "defaults to the gRPC port + 100 = \(configuration.adminPort), which is not a port; set it explicitly")
+            }
+        }
+        if configuration.adminPort != 0 && configuration.adminPort == configuration.port {
+            throw ConfigurationError(variable: adminVariable,
+                                     message: "must differ from the gRPC port \(configuration.port)")
+        }
+
+        if let level = try reader.choice("RV_LOG_LEVEL", Logger.Level.allCases.map(\.rawValue)) {
+            // Safe: `choice` only returns one of the raw values offered.
+            configuration.logLevel = Logger.Level(rawValue: level)!
+        }
+        if let format = try reader.choice("RV_LOG_FORMAT", LogFormat.allCases.map(\.rawValue)) {
+            // Safe: as above.
+            configuration.logFormat = LogFormat(rawValue: format)!
+        }
+        if let seconds = try reader.seconds("RV_SHUTDOWN_GRACE_SECONDS", range: 0...3600) {
+            configuration.shutdownGracePeriod = seconds
+        }
+        configuration.loopCount = try reader.integer("RV_LOOP_COUNT", range: 1...256)
+        configuration.tls = try tlsFiles(reader)
+        configuration.postgresURL = reader[postgresVariable(service: name)]
+        return configuration
+    }
+
+    private static func validHost(_ host: String, variable: String) throws(ConfigurationError) -> String {
+        if host == "localhost" { return host }
+        var address = in_addr()
+        guard inet_pton(AF_INET, host, &address) == 1 else {
+            throw ConfigurationError(variable: variable,
+                                     message: "must be an IPv4 address such as 127.0.0.1 or 0.0.0.0, got \"\(host)\"")
+        }
+        return host
+    }
+
+    private static func tlsFiles(_ reader: EnvironmentReader) throws(ConfigurationError) -> TLSFiles? {
+        let certificate = reader["RV_TLS_CERT_FILE"]
+        let key = reader["RV_TLS_KEY_FILE"]
+        switch (certificate, key) {
+        case (nil, nil):
+            return nil
+        case (_?, nil):
+            throw ConfigurationError(variable: "RV_TLS_KEY_FILE", message: "must be set when RV_TLS_CERT_FILE is")
+        case (nil, _?):
+            throw ConfigurationError(variable: "RV_TLS_CERT_FILE", message: "must be set when RV_TLS_KEY_FILE is")
+        case let (certificate?, key?):
+            for (variable, path) in [("RV_TLS_CERT_FILE", certificate), ("RV_TLS_KEY_FILE", key)] {
+                guard access(path, R_OK) == 0 else {
+                    throw ConfigurationError(variable: variable, message: "cannot read \(path)")
+                }
+            }
+            return TLSFiles(certificateChainFile: certificate, privateKeyFile: key)
+        }
+    }
+}

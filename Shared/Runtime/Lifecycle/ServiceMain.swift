@@ -1,0 +1,146 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Logging
+package import RPC
+import ServiceLifecycle
+import Synchronization
+
+/// The `main` of every service: configuration, logging, metrics, the gRPC server with the
+/// runtime's interceptors, the admin listener, and graceful shutdown on SIGTERM/SIGINT.
+///
+/// ```swift
+/// await ServiceMain.run(name: "identity", defaultPort: 7101) { context in
+///     context.onShutdown("pool") { await pool.close() }
+///     return [IdentityService(...)]
+/// }
+/// ```
+///
+/// Exit status: 0 after a graceful shutdown, 2 for a configuration error (also one the set-up
+/// closure throws), 1 for anything else.
+package enum ServiceMain {
+    /// Where the service listens, once it does.
+    package struct Addresses: Sendable {
+        /// The bound address.
+        package var host: String
+        /// The gRPC port.
+        package var port: Int
+        /// The admin listener's port.
+        package var adminPort: Int
+    }
+
+    /// Runs the service until SIGTERM or SIGINT, then exits the process.
+    package static func run(
+        name: String, defaultPort: Int,
+        arguments: [String] = Array(CommandLine.arguments.dropFirst()),
+        environment: Environment = .process,
+        onListening: @Sendable (Addresses) -> Void = { _ in },
+        _ makeServices: @Sendable (ServiceContext) async throws -> [any RPCService]
+    ) async -> Never {
+        let status = await execute(name: name, defaultPort: defaultPort, arguments: arguments,
+                                   environment: environment, onListening: onListening, makeServices)
+        exit(status)
+    }
+
+    /// `run` without the exit: returns the exit status.
+    package static func execute(
+        name: String, defaultPort: Int, arguments: [String], environment: Environment,
+        onListening: @Sendable (Addresses) -> Void,
+        _ makeServices: @Sendable (ServiceContext) async throws -> [any RPCService]
+    ) async -> Int32 {
+        let configuration: ServiceConfiguration
+        let serverConfiguration: RPCServerConfiguration
+        do {
+            configuration = try ServiceConfiguration.load(name: name, defaultPort: defaultPort,
+                                                          environment: environment, arguments: arguments)
+            serverConfiguration = try configuration.makeServerConfiguration()
+        } catch {
+            LogSink.standardError.write("\(name): configuration error: \(error)\n")
+            return 2
+        }
+
+        bootstrapLogging(configuration)
+        let logger = Logger(label: name)
+        let metrics = RuntimeMetrics()
+        metrics.bootstrapSystem()
+        let readiness = Readiness()
+        let context = ServiceContext(configuration: configuration, logger: logger, metrics: metrics,
+                                     readiness: readiness, environment: environment)
+
+        let server: RPCServer
+        let admin: AdminServer
+        let addresses: Addresses
+        do {
+            let services = try await makeServices(context)
+            let interceptors: [any ServerInterceptor] =
+                [LoggingInterceptor(logger: logger), MetricsInterceptor(metrics: metrics)] + context.interceptors
+            server = try RPCServer(configuration: serverConfiguration, services: services, interceptors: interceptors)
+            admin = try AdminServer(host: configuration.host, port: configuration.adminPort,
+                                    routes: AdminRoutes(metrics: metrics, readiness: readiness))
+            let port = try server.start()
+            do {
+                let adminPort = try admin.start()
+                addresses = Addresses(host: configuration.host, port: port, adminPort: adminPort)
+            } catch {
+                await server.shutdown(gracePeriod: .zero)
+                throw error
+            }
+        } catch let error as ConfigurationError {
+            LogSink.standardError.write("\(name): configuration error: \(error)\n")
+            await context.runClosers()
+            return 2
+        } catch {
+            logger.critical("could not start", metadata: ["error": .string("\(error)")])
+            await context.runClosers()
+            return 1
+        }
+
+        readiness.markServing()
+        logger.info("serving", metadata: [
+            "host": .string(addresses.host), "port": .stringConvertible(addresses.port),
+            "admin_port": .stringConvertible(addresses.adminPort),
+            "tls": .stringConvertible(configuration.tls != nil),
+        ])
+        onListening(addresses)
+
+        var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
+            .init(service: AdminService(server: admin)),
+        ]
+        for (jobName, job) in context.jobs {
+            services.append(.init(service: BackgroundJobService(name: jobName, job: job, logger: logger),
+                                  successTerminationBehavior: .ignore,
+                                  failureTerminationBehavior: .gracefullyShutdownGroup))
+        }
+        // Last in the list: shut down first, while the admin listener still reports the drain.
+        services.append(.init(service: RPCServerService(server: server, readiness: readiness,
+                                                        gracePeriod: configuration.shutdownGracePeriod,
+                                                        logger: logger)))
+        var groupConfiguration = ServiceGroupConfiguration(
+            services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
+        groupConfiguration.maximumGracefulShutdownDuration = configuration.shutdownGracePeriod + .seconds(5)
+
+        var status: Int32 = 0
+        do {
+            try await ServiceGroup(configuration: groupConfiguration).run()
+        } catch {
+            logger.error("stopped after a failure", metadata: ["error": .string("\(error)")])
+            status = 1
+        }
+        await context.runClosers()
+        logger.info("stopped", metadata: ["status": .stringConvertible(status)])
+        return status
+    }
+
+    private static let loggingBootstrapped = Atomic<Bool>(false)
+
+    /// Installs `StructuredLogHandler` as the process's log handler (once per process).
+    package static func bootstrapLogging(_ configuration: ServiceConfiguration) {
+        guard loggingBootstrapped.compareExchange(expected: false, desired: true,
+                                                  ordering: .acquiringAndReleasing).exchanged else { return }
+        let level = configuration.logLevel
+        let format = configuration.logFormat
+        LoggingSystem.bootstrap { label in
+            StructuredLogHandler(label: label, level: level, format: format)
+        }
+    }
+}

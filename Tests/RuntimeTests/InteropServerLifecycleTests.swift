@@ -1,0 +1,151 @@
+import Contracts
+import Foundation
+import RPC
+import Synchronization
+import Testing
+import TestSupport
+
+/// The real executable on `ServiceMain`: SIGTERM during a streaming call.
+@Suite struct InteropServerLifecycleTests {
+    typealias Messages = GRPCTesting
+
+    @Test(.timeLimit(.minutes(1)))
+    func sigterm_duringStreamingCall_drainsAndExitsZero() async throws {
+        let server = try LaunchedServer.start(environment: ["RV_SHUTDOWN_GRACE_SECONDS": "10", "RV_LOG_FORMAT": "json"])
+        defer { server.killIfRunning() }
+        #expect(try await HTTPProbe.get("/readyz", port: server.adminPort).status == 200)
+
+        let client = RPCClient(host: "127.0.0.1", port: server.port)
+        defer { client.close() }
+        var request = Messages.StreamingOutputCallRequest()
+        request.responseParameters = (0..<5).map { _ in Messages.ResponseParameters(size: 16, intervalUs: 400_000) }
+        let call = try await client.serverStreaming(path: "/grpc.testing.TestService/StreamingOutputCall", request: request,
+                                                    as: Messages.StreamingOutputCallResponse.self)
+        var responses = call.makeAsyncIterator()
+        _ = try #require(try await responses.next())
+
+        let clock = ContinuousClock()
+        let signalled = clock.now
+        kill(server.process.processIdentifier, SIGTERM)
+
+        let readyzStatuses = Mutex<[Int]>([])
+        let poller = Task {
+            while !Task.isCancelled {
+                guard let response = try? await HTTPProbe.get("/readyz", port: server.adminPort, timeoutSeconds: 2) else { return }
+                readyzStatuses.withLock { $0.append(response.status) }
+                try? await Task.sleep(for: .milliseconds(50))
+            }
+        }
+
+        var received = 1
+        while try await responses.next() != nil { received += 1 }
+        let status = await call.status()
+        #expect(received == 5)
+        #expect(status.code == .ok)
+
+        let exited = await server.waitForExit(timeout: .seconds(12))
+        let elapsed = clock.now - signalled
+        poller.cancel()
+        await poller.value
+        let logs = server.standardError()
+        try #require(exited, "interop-server did not exit after SIGTERM; its log:\n\(logs)")
+        #expect(server.process.terminationReason == .exit)
+        #expect(server.process.terminationStatus == 0, "log:\n\(logs)")
+        #expect(elapsed < .seconds(10), "exit took \(elapsed)")
+        let statuses = readyzStatuses.withLock { $0 }
+        #expect(statuses.contains(503), "readyz during drain: \(statuses)")
+        // The signal arrives asynchronously, so the first probes may still see 200; never after a 503.
+        #expect(!statuses.drop { $0 != 503 }.contains(200), "readyz said ready again while draining: \(statuses)")
+        #expect(logs.contains(#""message":"draining""#))
+        #expect(logs.contains(#""rpc.method":"/grpc.testing.TestService/StreamingOutputCall""#))
+    }
+
+    @Test func badConfiguration_exitsTwoNamingTheVariable() async throws {
+        let executable = try LaunchedServer.executablePath()
+        let result = try await Subprocess.run(executable, ["--port", "0"], environment: ["RV_LOG_LEVEL": "chatty"],
+                                              timeout: .seconds(30))
+        #expect(result.exitCode == 2)
+        #expect(result.output.contains("RV_LOG_LEVEL"))
+    }
+}
+
+/// `interop-server --port 0` as a child process, with its ports read from its standard output.
+final class LaunchedServer: @unchecked Sendable {
+    // @unchecked Sendable: set once in `start`; Process is safe to query and signal from any thread.
+    let process: Process
+    let port: Int
+    let adminPort: Int
+    private let logFile: String
+
+    private init(process: Process, port: Int, adminPort: Int, logFile: String) {
+        self.process = process
+        self.port = port
+        self.adminPort = adminPort
+        self.logFile = logFile
+    }
+
+    /// The built executable next to this test bundle (or in `.build/debug`).
+    static func executablePath() throws -> String {
+        let besideTests = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+            .appendingPathComponent("interop-server").path
+        let inBuild = RepositoryPaths.root.appendingPathComponent(".build/debug/interop-server").path
+        for candidate in [besideTests, inBuild] where FileManager.default.isExecutableFile(atPath: candidate) {
+            return candidate
+        }
+        throw ProbeError("interop-server is not built (looked at \(besideTests) and \(inBuild)); run `swift build` first")
+    }
+
+    static func start(environment: [String: String]) throws -> LaunchedServer {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: try executablePath())
+        process.arguments = ["--port", "0"]
+        var env = ProcessInfo.processInfo.environment
+        for (key, value) in environment { env[key] = value }
+        process.environment = env
+        let output = Pipe()
+        process.standardOutput = output
+        let logFile = NSTemporaryDirectory() + "interop-server-\(UUID().uuidString).log"
+        _ = FileManager.default.createFile(atPath: logFile, contents: nil)
+        process.standardError = FileHandle(forWritingAtPath: logFile)
+        try process.run()
+
+        var text = ""
+        let deadline = Date().addingTimeInterval(30)
+        while Date() < deadline {
+            let chunk = output.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            text += String(decoding: chunk, as: UTF8.self)
+            if let port = Self.port(after: "interop-server listening on ", in: text),
+               let adminPort = Self.port(after: "interop-server admin on ", in: text) {
+                return LaunchedServer(process: process, port: port, adminPort: adminPort, logFile: logFile)
+            }
+        }
+        process.terminate()
+        throw ProbeError("interop-server did not report its ports: \(text)")
+    }
+
+    private static func port(after prefix: String, in text: String) -> Int? {
+        for line in text.split(separator: "\n") where line.hasPrefix(prefix) {
+            if let colon = line.lastIndex(of: ":") { return Int(line[line.index(after: colon)...]) }
+        }
+        return nil
+    }
+
+    func waitForExit(timeout: Duration) async -> Bool {
+        let clock = ContinuousClock()
+        let deadline = clock.now + timeout
+        while process.isRunning && clock.now < deadline {
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        return !process.isRunning
+    }
+
+    func standardError() -> String {
+        (try? String(contentsOfFile: logFile, encoding: .utf8)) ?? ""
+    }
+
+    func killIfRunning() {
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        try? FileManager.default.removeItem(atPath: logFile)
+    }
+}
