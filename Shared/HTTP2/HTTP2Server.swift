@@ -65,14 +65,21 @@ package final class HTTP2Server: Sendable {
         }
         let clock = ContinuousClock()
         let deadline = clock.now.advanced(by: gracePeriod)
-        while openConnections > 0 && clock.now < deadline {
+        // A cancelled caller skips the rest of the grace period (its sleeps would not wait).
+        while openConnections > 0 && clock.now < deadline && !Task.isCancelled {
             try? await Task.sleep(for: .milliseconds(10))
         }
         for listener in current {
             listener.loop.execute { listener.closeAll() }
         }
-        while openConnections > 0 {
-            try? await Task.sleep(for: .milliseconds(5))
+        // Closing runs on the loops at once; wait for it, boundedly even when cancelled.
+        let closeDeadline = clock.now.advanced(by: .seconds(5))
+        while openConnections > 0 && clock.now < closeDeadline {
+            if Task.isCancelled {
+                await Task.yield()
+            } else {
+                try? await Task.sleep(for: .milliseconds(5))
+            }
         }
     }
 
