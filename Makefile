@@ -45,9 +45,11 @@ test: deps db-start
 run: release db-start
 	bash compose/local/run.sh
 
-## bench: RPC benchmark over the wire (h2load) with throughput, latency percentiles, CPU and memory.
-bench: release
+## bench: RPC benchmarks over the wire (h2load): throughput, latency percentiles, CPU and memory;
+## then the DB-backed RPC next to pgbench on the same cluster.
+bench: release db-start
 	python3 Tests/Benchmarks/rpc_bench.py
+	python3 Tests/Benchmarks/db_bench.py
 
 ## fuzz: libFuzzer on the protobuf decoder and the gRPC deframer for FUZZ_SECONDS.
 fuzz: deps

@@ -12,6 +12,7 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .executable(name: "interop-server", targets: ["InteropServer"]),
+        .executable(name: "db-bench-server", targets: ["DBBenchServer"]),
         .library(name: "Contracts", targets: ["Contracts"]),
     ],
     dependencies: [
@@ -59,6 +60,9 @@ let package = Package(
         // Executables.
         .executableTarget(name: "InteropServer", dependencies: ["RPC", "Contracts", "Runtime"],
                           path: "Services/Interop", swiftSettings: swiftSettings),
+
+        .executableTarget(name: "DBBenchServer", dependencies: ["Runtime", "RPC", "Postgres", "Contracts"],
+                          path: "Tests/Benchmarks/DBBenchServer", swiftSettings: swiftSettings),
 
         // Tests.
         .testTarget(name: "WireTests", dependencies: ["Wire"], swiftSettings: swiftSettings),

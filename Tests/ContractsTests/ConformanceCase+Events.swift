@@ -2,8 +2,20 @@ import Contracts
 import Testing
 
 /// Values of rendezvous.events.v1 (proto-docs/rendezvous/events/v1/events.proto) and the
-/// google.protobuf.Timestamp layout it embeds.
+/// google.protobuf.Timestamp layout it embeds, and of rendezvous.bench.v1.
 extension ConformanceCase {
+    static let bench: [ConformanceCase] = {
+        let request = "rendezvous.bench.v1.GetAccountRequest"
+        let account = "rendezvous.bench.v1.Account"
+        return [
+            ConformanceCase("default", Bench.GetAccountRequest(), proto: request, json: "{}"),
+            ConformanceCase("aid", Bench.GetAccountRequest(aid: 100_000), proto: request, json: #"{"aid": 100000}"#),
+            ConformanceCase("negativeAid", Bench.GetAccountRequest(aid: Int32.min), proto: request, json: #"{"aid": -2147483648}"#),
+            ConformanceCase("default", Bench.Account(), proto: account, json: "{}"),
+            ConformanceCase("full", Bench.Account(aid: 7, abalance: -4_200), proto: account, json: #"{"aid": 7, "abalance": -4200}"#),
+        ]
+    }()
+
     static let events: [ConformanceCase] = {
         let request = "rendezvous.events.v1.WatchEventsRequest"
         let event = "rendezvous.events.v1.Event"

@@ -6,7 +6,7 @@ import Testing
 /// and back. One Python process answers every request of the run (`PythonProtobuf`); when
 /// python3, protobuf or grpcio-tools is missing every test here fails with Python's message.
 @Suite struct ConformanceTests {
-    static let cases = ConformanceCase.grpcTesting + ConformanceCase.rpc + ConformanceCase.events
+    static let cases = ConformanceCase.grpcTesting + ConformanceCase.rpc + ConformanceCase.events + ConformanceCase.bench
 
     static let unknownFieldsCases = UnknownFieldsCase.all
 
