@@ -9,7 +9,7 @@ public enum GRPCFrame {
     public static func append(_ message: [UInt8], compressed: Bool, to buffer: inout [UInt8]) {
         let length = UInt32(truncatingIfNeeded: message.count)
         assert(Int(length) == message.count, "gRPC messages must be shorter than 4 GiB")
-        buffer.reserveCapacity(buffer.count + headerSize + message.count)
+        buffer.reserveAdditionalCapacity(headerSize + message.count)
         buffer.append(compressed ? 1 : 0)
         buffer.append(UInt8(truncatingIfNeeded: length >> 24))
         buffer.append(UInt8(truncatingIfNeeded: length >> 16))

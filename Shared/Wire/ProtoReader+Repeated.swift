@@ -127,7 +127,7 @@ extension ProtoReader {
         guard count % 4 == 0 else {
             throw fieldError(.truncated)
         }
-        values.reserveCapacity(values.count + count / 4)
+        values.reserveAdditionalCapacity(count / 4)
         for _ in 0..<(count / 4) {
             values.append(convert(try readRawFixed32()))
         }
@@ -148,7 +148,7 @@ extension ProtoReader {
         guard count % 8 == 0 else {
             throw fieldError(.truncated)
         }
-        values.reserveCapacity(values.count + count / 8)
+        values.reserveAdditionalCapacity(count / 8)
         for _ in 0..<(count / 8) {
             values.append(convert(try readRawFixed64()))
         }

@@ -106,7 +106,9 @@ extension ProtoReader {
     public mutating func readString() throws -> String {
         try consume(.lengthDelimited)
         let count = try readLength()
-        let string = withRawBytes(count: count) { String(validating: $0, as: UTF8.self) }
+        let string = withRawBytes(count: count) { raw -> String? in
+            UTF8Validation.isValid(raw) ? String(decoding: raw, as: UTF8.self) : nil
+        }
         guard let string else {
             throw fieldError(.invalidUTF8)
         }

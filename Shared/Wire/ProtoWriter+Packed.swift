@@ -83,7 +83,7 @@ extension ProtoWriter {
         }
         writeTag(field: field, wireType: .lengthDelimited)
         writeVarint(UInt64(size))
-        bytes.reserveCapacity(bytes.count + size)
+        bytes.reserveAdditionalCapacity(size)
         for value in values {
             writeVarint(encode(value))
         }
@@ -94,7 +94,7 @@ extension ProtoWriter {
         guard !values.isEmpty else { return }
         writeTag(field: field, wireType: .lengthDelimited)
         writeVarint(UInt64(values.count) * 4)
-        bytes.reserveCapacity(bytes.count + values.count * 4)
+        bytes.reserveAdditionalCapacity(values.count * 4)
         for value in values {
             writeRawFixed32(encode(value))
         }
@@ -105,7 +105,7 @@ extension ProtoWriter {
         guard !values.isEmpty else { return }
         writeTag(field: field, wireType: .lengthDelimited)
         writeVarint(UInt64(values.count) * 8)
-        bytes.reserveCapacity(bytes.count + values.count * 8)
+        bytes.reserveAdditionalCapacity(values.count * 8)
         for value in values {
             writeRawFixed64(encode(value))
         }

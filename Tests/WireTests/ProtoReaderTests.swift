@@ -78,6 +78,28 @@ import Wire
         #expect(try Self.decodeRepeated([UInt8](hex: "0a 00")) { try $0.readRepeatedDouble(into: &$1) } == [])
     }
 
+    @Test func repeated_manySmallPackedRuns_stayLinear() throws {
+        // Reserving exactly `count + run` per run would copy the whole array every few runs.
+        let run = (0..<64).map(Double.init)
+        var writer = ProtoWriter()
+        for _ in 0..<20_000 {
+            writer.writePackedDouble(field: 1, run)
+            writer.writePackedFixed32(field: 2, [7])
+        }
+        var reader = ProtoReader(bytes: writer.bytes, limits: DecodingLimits(maxMessageSize: 1 << 30))
+        var doubles: [Double] = []
+        var fixed: [UInt32] = []
+        while let next = try reader.nextField() {
+            if next.field == 1 {
+                try reader.readRepeatedDouble(into: &doubles)
+            } else {
+                try reader.readRepeatedFixed32(into: &fixed)
+            }
+        }
+        #expect(doubles.count == 20_000 * 64 && doubles.last == 63)
+        #expect(fixed.count == 20_000)
+    }
+
     // MARK: - proto3 field rules
 
     @Test func singularScalar_lastOneWins() throws {
