@@ -67,7 +67,7 @@ let package = Package(
         // Tests.
         .testTarget(name: "WireTests", dependencies: ["Wire"], swiftSettings: swiftSettings),
         .testTarget(name: "CryptoCoreTests", dependencies: ["CryptoCore"], swiftSettings: swiftSettings),
-        .testTarget(name: "HTTP2Tests", dependencies: ["HTTP2", "TestSupport"],
+        .testTarget(name: "HTTP2Tests", dependencies: ["HTTP2", "RPC", "Contracts", "InteropServer", "TestSupport"],
                     swiftSettings: swiftSettings),
         .testTarget(name: "RPCTests", dependencies: ["RPC", "Contracts", "TestSupport"],
                     swiftSettings: swiftSettings),

@@ -196,7 +196,11 @@ package final class EventLoop: TaskExecutor, @unchecked Sendable {
         loopThread.store(pthread_self(), ordering: .releasing)
         var events = [epoll_event](repeating: epoll_event(), count: 256)
         while true {
-            let timeout = timers.millisecondsUntilNext(now: MonotonicClock.nanoseconds())
+            // Work queued from this thread skips the eventfd (see `enqueueWork`); when a timer
+            // body or an end-of-iteration flush queued some (a flush resuming a suspended
+            // writer, say), poll without blocking so it runs now, not at the next unrelated event.
+            let hasWork = pending.withLock { !$0.work.isEmpty }
+            let timeout = hasWork ? 0 : timers.millisecondsUntilNext(now: MonotonicClock.nanoseconds())
             let count = events.withUnsafeMutableBufferPointer { buffer in
                 // Safe: the buffer has 256 elements and epoll writes at most that many.
                 epoll_wait(epollFD, buffer.baseAddress, Int32(buffer.count), timeout)

@@ -83,6 +83,17 @@ package final class HTTP2Server: Sendable {
         }
     }
 
+    deinit {
+        // Dropped without `shutdown`: stop accepting and close what is still open, so no
+        // socket (or listener still registered with a loop) outlives the server.
+        for listener in listeners.withLock({ $0 }) {
+            listener.loop.execute {
+                listener.stopAcceptingAndDrain()
+                listener.closeAll()
+            }
+        }
+    }
+
     fileprivate func admitConnection() -> Bool {
         let count = connectionCount.add(1, ordering: .relaxed).newValue
         if count > configuration.maxConnections {
@@ -108,7 +119,8 @@ private final class Listener: EventLoopHandler, @unchecked Sendable {
     // @unchecked Sendable: created on one thread, then used only on `loop`.
     let loop: EventLoop
     let fd: Int32
-    unowned let server: HTTP2Server
+    /// Weak: connections may close after the server is gone (see `HTTP2Server.deinit`).
+    weak var server: HTTP2Server?
     private var connections: [ObjectIdentifier: HTTP2Connection] = [:]
     private var accepting = false
     private var draining = false
@@ -129,7 +141,7 @@ private final class Listener: EventLoopHandler, @unchecked Sendable {
     }
 
     package func handleEvents(_ events: UInt32) {
-        guard accepting else { return }
+        guard accepting, let server else { return }
         // Bounded so a connection storm cannot starve the streams already being served.
         for _ in 0..<64 {
             let accepted: Int32?
@@ -149,9 +161,9 @@ private final class Listener: EventLoopHandler, @unchecked Sendable {
                                                  role: .server(server.streamHandler),
                                                  configuration: server.configuration)
                 let id = ObjectIdentifier(connection)
-                connection.onClose = { [unowned self] in
-                    self.connections[id] = nil
-                    self.server.connectionClosed()
+                connection.onClose = { [weak self] in
+                    self?.connections[id] = nil
+                    self?.server?.connectionClosed()
                 }
                 connections[id] = connection
                 try connection.start()

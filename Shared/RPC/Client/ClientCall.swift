@@ -10,7 +10,7 @@ package final class ClientCall: HTTP2StreamDelegate, @unchecked Sendable {
 
     private(set) var stream: HTTP2Stream!
     let inbox: MessageInbox
-    private let maxReceiveMessageSize: Int
+    let maxReceiveMessageSize: Int
     private var deframer: GRPCDeframer
     private var headersSeen = false
     private var responseCompressed = false

@@ -53,7 +53,7 @@ extension RPCClient {
                 call.cancel()
                 throw RPCError(code: .internal, message: "more than one response message for a unary call")
             }
-            response = try StreamingCall<Response, Response>.decode(inbound.payload)
+            response = try StreamingCall<Response, Response>.decode(inbound.payload, of: call)
         }
         let status = await call.status()
         guard status.code == .ok else { throw status }
@@ -89,7 +89,7 @@ package struct StreamingCall<Request: ProtoMessage, Response: ProtoMessage>: Asy
         package mutating func next() async throws -> Response? {
             try await withTaskCancellationHandler {
                 guard let inbound = try await call.inbox.next() else { return nil }
-                return try StreamingCall.decode(inbound.payload)
+                return try StreamingCall.decode(inbound.payload, of: call)
             } onCancel: { [call] in
                 call.cancel()
             }
@@ -98,9 +98,11 @@ package struct StreamingCall<Request: ProtoMessage, Response: ProtoMessage>: Asy
 
     package func makeAsyncIterator() -> AsyncIterator { AsyncIterator(call: call) }
 
-    static func decode(_ payload: [UInt8]) throws -> Response {
+    /// Decodes a response within the call's size limit: the default `DecodingLimits` (4 MiB)
+    /// would reject messages the client was configured to receive.
+    static func decode(_ payload: [UInt8], of call: ClientCall) throws -> Response {
         do {
-            return try Response(serializedBytes: payload)
+            return try Response(serializedBytes: payload, limits: DecodingLimits(maxMessageSize: call.maxReceiveMessageSize))
         } catch {
             throw RPCError(code: .internal, message: "the response message could not be decoded")
         }
