@@ -247,6 +247,7 @@ extension HTTP2Connection {
                 UnsafeMutableRawPointer(buffer).copyMemory(from: bytes.baseAddress! + stream.outboundOffset, byteCount: count)
             }
             stream.outboundOffset += count
+            counters?.add(-count)
             stream.didDrainOutbound()
         }
         if stream.bufferedOutboundBytes == 0 {

@@ -66,6 +66,8 @@ package final class HTTP2Connection: EventLoopHandler, EventLoopFlushable, @unch
 
     /// False once the connection closed or the peer sent GOAWAY. Any thread.
     package var acceptsNewStreams: Bool { acceptingStreams.load(ordering: .relaxed) }
+    /// The owning server's counters (nil on client connections).
+    var counters: HTTP2Counters?
     /// A description of the peer, for logs.
     package let peer: String
 
@@ -199,6 +201,7 @@ package final class HTTP2Connection: EventLoopHandler, EventLoopFlushable, @unch
                 switch result {
                 case .bytes(let count):
                     outputOffset += count
+                    counters?.add(-count)
                     outputStalledSince = nil
                     if outputOffset < output.count { continue }
                     output.removeAll(keepingCapacity: output.capacity <= 256 << 10)
@@ -230,8 +233,10 @@ package final class HTTP2Connection: EventLoopHandler, EventLoopFlushable, @unch
                         continue
                     case .bytes(let written):
                         output.append(contentsOf: UnsafeBufferPointer(start: chunk + written, count: length - written))
+                        counters?.add(length - written)
                     case .wouldBlock:
                         output.append(contentsOf: UnsafeBufferPointer(start: chunk, count: length))
+                        counters?.add(length)
                     case .closed, .failed:
                         close(reason: "write failed")
                         return
@@ -239,6 +244,7 @@ package final class HTTP2Connection: EventLoopHandler, EventLoopFlushable, @unch
                     break
                 }
                 output.append(contentsOf: UnsafeBufferPointer(start: chunk, count: length))
+                counters?.add(length)
             }
             if callbackFailure != nil {
                 close(reason: callbackFailure ?? "callback failed")
@@ -275,6 +281,10 @@ package final class HTTP2Connection: EventLoopHandler, EventLoopFlushable, @unch
 
     private func finish(_ stream: HTTP2Stream, errorCode: UInt32) {
         stream.closed = true
+        // Nothing more of this stream will be sent: free its queued bytes now.
+        counters?.add(-stream.bufferedOutboundBytes)
+        stream.outbound = []
+        stream.outboundOffset = 0
         if stream.unconsumedBytes > 0, let session {
             // Data the reader never took still counts against the connection window.
             nghttp2_session_consume_connection(session, stream.unconsumedBytes)
@@ -325,6 +335,9 @@ package final class HTTP2Connection: EventLoopHandler, EventLoopFlushable, @unch
         guard state != .closed else { return }
         state = .closed
         acceptingStreams.store(false, ordering: .relaxed)
+        counters?.add(-(output.count - outputOffset))
+        output = []
+        outputOffset = 0
         if let housekeepingTimer { loop.cancelTimer(housekeepingTimer) }
         loop.deregister(fd: fd)
         transport.shutdown()

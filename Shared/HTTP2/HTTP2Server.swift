@@ -31,6 +31,9 @@ package final class HTTP2Server: Sendable {
     /// The port accepting connections (useful after binding port 0).
     package var port: Int { boundPort.load(ordering: .relaxed) }
 
+    /// Byte counts across this server's connections.
+    package let counters = HTTP2Counters()
+
     /// Connections currently open.
     package var openConnections: Int { connectionCount.load(ordering: .relaxed) }
 
@@ -160,6 +163,7 @@ private final class Listener: EventLoopHandler, @unchecked Sendable {
                 let connection = HTTP2Connection(loop: loop, fd: client, transport: transport,
                                                  role: .server(server.streamHandler),
                                                  configuration: server.configuration)
+                connection.counters = server.counters
                 let id = ObjectIdentifier(connection)
                 connection.onClose = { [weak self] in
                     self?.connections[id] = nil

@@ -95,6 +95,7 @@ package final class HTTP2Stream: @unchecked Sendable {
     private func sendInLoop(headers: [HTTP2Header]?, data: [UInt8], end: StreamEnd?) {
         guard !closed, !finalQueued else { return }
         if !data.isEmpty {
+            connection.counters?.add(data.count)
             if outboundOffset == outbound.count {
                 outbound = data
                 outboundOffset = 0

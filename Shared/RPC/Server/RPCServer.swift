@@ -58,6 +58,9 @@ package final class RPCServer: Sendable {
 
     package var port: Int { http2.port }
 
+    /// Response bytes held in memory for slow or stalled clients (see `HTTP2Counters`).
+    package var bufferedOutboundBytes: Int { http2.counters.bufferedOutboundBytes }
+
     /// Marks every service NOT_SERVING, sends GOAWAY, lets calls finish for up to `gracePeriod`.
     package func shutdown(gracePeriod: Duration = .seconds(10)) async {
         health.enterShutdown()
