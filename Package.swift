@@ -62,7 +62,8 @@ let package = Package(
 
         // Tests.
         .testTarget(name: "WireTests", dependencies: ["Wire"], swiftSettings: swiftSettings),
-        .testTarget(name: "CryptoCoreTests", dependencies: ["CryptoCore"], swiftSettings: swiftSettings),
+        .testTarget(name: "CryptoCoreTests", dependencies: ["CryptoCore"], exclude: ["Fixtures"],
+                    swiftSettings: swiftSettings),
         .testTarget(name: "HTTP2Tests", dependencies: ["HTTP2", "TestSupport"],
                     swiftSettings: swiftSettings),
         .testTarget(name: "RPCTests", dependencies: ["RPC", "Contracts", "TestSupport"],
