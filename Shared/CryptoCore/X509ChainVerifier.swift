@@ -15,7 +15,8 @@ package enum X509ChainVerifier {
     ///
     /// Throws `.malformed` for bad input, `.expired` / `.notYetValid` for a certificate outside
     /// its validity, `.untrustedChain` for every other verification failure (with OpenSSL's
-    /// reason and the failing depth), `.unsupportedAlgorithm` for a non-P-256 leaf key.
+    /// reason and the failing depth, and for a leaf that is itself a CA), `.unsupportedAlgorithm`
+    /// for a non-P-256 leaf key.
     package static func verify(chain: [[UInt8]], trustedRootsPEM: [UInt8], at: Date?) throws -> ECVerifyingKey {
         guard !chain.isEmpty, chain.count <= maximumChainLength else {
             throw CryptoError(.malformed, "X.509: chain must hold 1 to \(maximumChainLength) certificates")
@@ -46,6 +47,10 @@ package enum X509ChainVerifier {
             case X509_V_ERR_CERT_NOT_YET_VALID: throw CryptoError(.notYetValid, message)
             default: throw CryptoError(.untrustedChain, message)
             }
+        }
+        // A CA certificate as "leaf" (e.g. a chain of just the trusted root) must not sign tokens.
+        guard X509_check_ca(leaf.pointer) == 0 else {
+            throw CryptoError(.untrustedChain, "X.509: the leaf certificate is a CA")
         }
         let key = EVPKey(taking: try CryptoError.unwrap(X509_get_pubkey(leaf.pointer), "X509_get_pubkey", code: .malformed))
         return try ECVerifyingKey(key: key, keyID: nil)
