@@ -11,17 +11,18 @@ extension TestCertificates {
         package var leafPrivateKeyPEM: [UInt8]
     }
 
-    /// A fresh three-level chain. The CAs are valid from an hour ago for a year; the leaf from
+    /// A fresh three-level chain. The CAs are valid from 30 days ago for a year; the leaf from
     /// `leafNotBefore` to `leafNotAfter` seconds relative to now (so tests can make it expired or
     /// not yet valid).
     package static func makeChain(leafNotBefore: Int = -3600, leafNotAfter: Int = 365 * 24 * 3600) throws -> Chain {
+        let caValidity = (notBefore: -30 * 24 * 3600, notAfter: 365 * 24 * 3600)
         let rootKey = try EVPKey.makeP256()
         let root = try issue(
-            commonName: "Rendezvous Test Root CA", key: rootKey, issuer: nil, isCA: true, validity: (-3600, 365 * 24 * 3600))
+            commonName: "Rendezvous Test Root CA", key: rootKey, issuer: nil, isCA: true, validity: caValidity)
         let intermediateKey = try EVPKey.makeP256()
         let intermediate = try issue(
             commonName: "Rendezvous Test Intermediate CA", key: intermediateKey, issuer: (root, rootKey), isCA: true,
-            validity: (-3600, 365 * 24 * 3600))
+            validity: caValidity)
         let leafKey = try EVPKey.makeP256()
         let leaf = try issue(
             commonName: "Rendezvous Test Signing Leaf", key: leafKey, issuer: (intermediate, intermediateKey), isCA: false,
