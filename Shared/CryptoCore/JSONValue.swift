@@ -1,5 +1,3 @@
-internal import Foundation
-
 /// A JSON value (RFC 8259) as JOSE headers, claims and key sets use it.
 ///
 /// Integers that fit `Int64` stay exact (`integer`); other numbers are `number`.
@@ -42,13 +40,9 @@ package enum JSONValue: Hashable, Sendable {
         return nil
     }
 
-    /// Parses UTF-8 JSON text; throws `.malformed` without quoting the input.
+    /// Parses UTF-8 JSON text strictly (see `JSONParser`); throws `.malformed` without quoting it.
     package static func parse(_ bytes: [UInt8]) throws -> JSONValue {
-        do {
-            return try JSONDecoder().decode(JSONValue.self, from: Data(bytes))
-        } catch {
-            throw CryptoError(.malformed, "JSON: not valid JSON text")
-        }
+        try JSONParser.parse(bytes)
     }
 
     /// Parses UTF-8 JSON text that must be an object.
@@ -61,45 +55,56 @@ package enum JSONValue: Hashable, Sendable {
 
     /// Compact UTF-8 JSON with object members sorted by key, so equal values serialise equally.
     package func serialized() -> [UInt8] {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        // Safe to force: every case encodes (non-finite doubles cannot come from JSON text,
-        // and `number` is only built from parsed text or by our own callers with finite values).
-        return Array(try! encoder.encode(self))
-    }
-}
-
-extension JSONValue: Codable {
-    package init(from decoder: any Decoder) throws {
-        let container = try decoder.singleValueContainer()
-        if container.decodeNil() {
-            self = .null
-        } else if let value = try? container.decode(Bool.self) {
-            self = .bool(value)
-        } else if let value = try? container.decode(Int64.self) {
-            self = .integer(value)
-        } else if let value = try? container.decode(Double.self) {
-            self = .number(value)
-        } else if let value = try? container.decode(String.self) {
-            self = .string(value)
-        } else if let value = try? container.decode([JSONValue].self) {
-            self = .array(value)
-        } else {
-            self = .object(try container.decode([String: JSONValue].self))
-        }
+        var output: [UInt8] = []
+        self.write(into: &output)
+        return output
     }
 
-    package func encode(to encoder: any Encoder) throws {
-        var container = encoder.singleValueContainer()
+    private func write(into output: inout [UInt8]) {
         switch self {
-        case .null: try container.encodeNil()
-        case .bool(let value): try container.encode(value)
-        case .integer(let value): try container.encode(value)
-        case .number(let value): try container.encode(value)
-        case .string(let value): try container.encode(value)
-        case .array(let value): try container.encode(value)
-        case .object(let value): try container.encode(value)
+        case .null: output += Array("null".utf8)
+        case .bool(let value): output += Array((value ? "true" : "false").utf8)
+        case .integer(let value): output += Array(String(value).utf8)
+        // Non-finite numbers have no JSON form; they cannot come from parsed text.
+        case .number(let value): output += Array((value.isFinite ? "\(value)" : "null").utf8)
+        case .string(let value): Self.writeString(value, into: &output)
+        case .array(let elements):
+            output.append(UInt8(ascii: "["))
+            for (position, element) in elements.enumerated() {
+                if position > 0 { output.append(UInt8(ascii: ",")) }
+                element.write(into: &output)
+            }
+            output.append(UInt8(ascii: "]"))
+        case .object(let members):
+            output.append(UInt8(ascii: "{"))
+            for (position, key) in members.keys.sorted().enumerated() {
+                if position > 0 { output.append(UInt8(ascii: ",")) }
+                Self.writeString(key, into: &output)
+                output.append(UInt8(ascii: ":"))
+                // Safe: `key` comes from `members.keys`.
+                members[key]!.write(into: &output)
+            }
+            output.append(UInt8(ascii: "}"))
         }
+    }
+
+    private static func writeString(_ string: String, into output: inout [UInt8]) {
+        let hex = Array("0123456789abcdef".utf8)
+        output.append(UInt8(ascii: "\""))
+        for byte in string.utf8 {
+            switch byte {
+            case UInt8(ascii: "\""), UInt8(ascii: "\\"):
+                output += [UInt8(ascii: "\\"), byte]
+            case 0x0A: output += Array("\\n".utf8)
+            case 0x0D: output += Array("\\r".utf8)
+            case 0x09: output += Array("\\t".utf8)
+            case 0x00..<0x20:
+                output += Array("\\u00".utf8) + [hex[Int(byte >> 4)], hex[Int(byte & 0xF)]]
+            default:
+                output.append(byte)
+            }
+        }
+        output.append(UInt8(ascii: "\""))
     }
 }
 
