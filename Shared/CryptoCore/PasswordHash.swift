@@ -26,12 +26,14 @@ package enum PasswordHash {
 
         /// Whether these parameters are within what `verify` accepts from a stored hash.
         ///
-        /// The bounds keep a tampered or corrupted row from costing more than ~256 MiB or
-        /// many seconds: N in 2^10...2^20, r in 1...16, p in 1...4, 128·N·r ≤ 256 MiB.
+        /// The bounds keep a tampered or corrupted row from costing more than 256 MiB or 16 times
+        /// the interactive work: N in 2^10...2^20, r in 1...16, p in 1...4, 128·N·r ≤ 256 MiB,
+        /// N·r·p ≤ 2^22.
         package var isWithinVerifyBounds: Bool {
             guard n >= 1 << 10, n <= 1 << 20, n & (n - 1) == 0 else { return false }
             guard (1...16).contains(r), (1...4).contains(p) else { return false }
-            return n * UInt64(r) * 128 <= 256 << 20
+            // No overflow: n ≤ 2^20, r ≤ 16, p ≤ 4.
+            return n * UInt64(r) * 128 <= 256 << 20 && n * UInt64(r) * UInt64(p) <= 1 << 22
         }
     }
 

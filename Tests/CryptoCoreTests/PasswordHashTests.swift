@@ -43,7 +43,7 @@ import Testing
 
     /// Cost parameters from a stored hash are bounded before any work: a tampered row cannot ask
     /// for gigabytes or minutes.
-    @Test(arguments: ["1048576$16$1", "2097152$8$1", "1024$8$64", "1024$64$1", "512$8$1", "1000$8$1",
+    @Test(arguments: ["1048576$16$1", "2097152$8$1", "1024$8$64", "1024$64$1", "1048576$2$4", "512$8$1", "1000$8$1",
                       "18446744073709551616$8$1"])
     func verify_absurdParameters_throwInvalidParameters(_ cost: String) {
         let encoded = "scrypt$\(cost)$AAAAAAAAAAAAAAAAAAAAAA$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"
