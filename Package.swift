@@ -66,7 +66,8 @@ let package = Package(
 
         // Tests.
         .testTarget(name: "WireTests", dependencies: ["Wire"], swiftSettings: swiftSettings),
-        .testTarget(name: "CryptoCoreTests", dependencies: ["CryptoCore"], swiftSettings: swiftSettings),
+        .testTarget(name: "CryptoCoreTests", dependencies: ["CryptoCore"], exclude: ["Fixtures"],
+                    swiftSettings: swiftSettings),
         .testTarget(name: "HTTP2Tests", dependencies: ["HTTP2", "RPC", "Contracts", "InteropServer", "TestSupport"],
                     swiftSettings: swiftSettings),
         .testTarget(name: "RPCTests", dependencies: ["RPC", "Contracts", "TestSupport"],

@@ -8,6 +8,7 @@
 #include <openssl/x509.h>
 #include <openssl/x509v3.h>
 #include <openssl/pem.h>
+#include <openssl/hmac.h>
 
 /* The functions below wrap OpenSSL macros (SSL_ctrl / BIO_ctrl / variadic calls) that Swift
    cannot import. Each returns what the macro returns. */
@@ -61,15 +62,21 @@ static inline EVP_PKEY *copenssl_ec_p256_generate(void) {
 }
 
 /// Adds an X509v3 extension given in OpenSSL config syntax (e.g. "DNS:localhost,IP:127.0.0.1")
-/// to a self-issued certificate. 1 on success.
-static inline int copenssl_x509_add_extension(X509 *cert, int nid, const char *value) {
+/// to a certificate issued by `issuer` (the certificate itself when self-issued). 1 on success.
+static inline int copenssl_x509_add_extension(X509 *cert, X509 *issuer, int nid, const char *value) {
     X509V3_CTX ctx;
     X509V3_set_ctx_nodb(&ctx);
-    X509V3_set_ctx(&ctx, cert, cert, NULL, NULL, 0);
+    X509V3_set_ctx(&ctx, issuer, cert, NULL, NULL, 0);
     X509_EXTENSION *ext = X509V3_EXT_conf_nid(NULL, &ctx, nid, value);
     if (ext == NULL) return 0;
     int ok = X509_add_ext(cert, ext, -1);
     X509_EXTENSION_free(ext);
     return ok;
 }
+
+/// sk_X509_new_null / sk_X509_push / sk_X509_free (type-checking macros over OPENSSL_sk_*).
+/// The stack holds borrowed certificates: freeing it leaves them alone.
+static inline STACK_OF(X509) *copenssl_sk_x509_new_null(void) { return sk_X509_new_null(); }
+static inline int copenssl_sk_x509_push(STACK_OF(X509) *stack, X509 *cert) { return sk_X509_push(stack, cert); }
+static inline void copenssl_sk_x509_free(STACK_OF(X509) *stack) { sk_X509_free(stack); }
 #endif

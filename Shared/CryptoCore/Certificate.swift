@@ -15,6 +15,21 @@ final class Certificate {
         self.init(taking: try TLSError.unwrap(X509_new(), "X509_new"))
     }
 
+    /// A certificate from DER bytes; throws `.malformed` for anything but exactly one certificate.
+    convenience init(der: [UInt8]) throws {
+        ERR_clear_error()
+        var consumed = 0
+        let x509 = der.withUnsafeBufferPointer { buffer -> OpaquePointer? in
+            // Safe: d2i reads at most `buffer.count` bytes and advances only its local cursor.
+            var cursor = buffer.baseAddress
+            let certificate = d2i_X509(nil, &cursor, buffer.count)
+            if let start = buffer.baseAddress, let cursor { consumed = cursor - start }
+            return certificate
+        }
+        self.init(taking: try CryptoError.unwrap(x509, "d2i_X509", code: .malformed))
+        guard consumed == der.count else { throw CryptoError(.malformed, "d2i_X509: trailing bytes after certificate") }
+    }
+
     /// Every certificate in a PEM bundle, in file order; throws if there is none or one is bad.
     static func readAll(pem: [UInt8]) throws -> [Certificate] {
         let bio = try MemoryBIO(copying: pem)
@@ -37,6 +52,20 @@ final class Certificate {
         let bio = try MemoryBIO()
         try TLSError.check(PEM_write_bio_X509(bio.pointer, self.pointer), "PEM_write_bio_X509")
         return bio.contents()
+    }
+
+    /// The certificate as DER bytes.
+    func derBytes() throws -> [UInt8] {
+        let length = i2d_X509(self.pointer, nil)
+        guard length > 0 else { throw TLSError(code: .configuration, operation: "i2d_X509", message: ErrorQueue.drain().text) }
+        var der = [UInt8](repeating: 0, count: Int(length))
+        let written = der.withUnsafeMutableBufferPointer { buffer -> Int32 in
+            // Safe: the buffer holds the `length` bytes i2d_X509 just said it will write.
+            var cursor = buffer.baseAddress
+            return i2d_X509(self.pointer, &cursor)
+        }
+        guard written == length else { throw TLSError(code: .configuration, operation: "i2d_X509", message: ErrorQueue.drain().text) }
+        return der
     }
 
     deinit {

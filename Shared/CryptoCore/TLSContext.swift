@@ -75,7 +75,7 @@ extension TLSContext {
     ) throws -> TLSContext {
         let context = try TLSContext(isServer: true, alpn: alpn, verifiesPeer: false)
         let chain = try Certificate.readAll(pem: certificateChainPEM)
-        let key = try PrivateKey.read(pem: privateKeyPEM)
+        let key = try EVPKey.read(pem: privateKeyPEM)
         ERR_clear_error()
         // Safe: readAll throws rather than return an empty array.
         try TLSError.check(SSL_CTX_use_certificate(context.pointer, chain.first!.pointer), "SSL_CTX_use_certificate")

@@ -14,7 +14,7 @@ package enum TestCertificates {
         guard !commonName.isEmpty, commonName.utf8.allSatisfy(isHostNameByte) else {
             throw TLSError(code: .configuration, operation: "makeSelfSigned", message: "commonName must be a host name")
         }
-        let key = try PrivateKey.makeP256()
+        let key = try EVPKey.makeP256()
         let certificate = try Certificate()
         let x509 = certificate.pointer
 
@@ -39,7 +39,7 @@ package enum TestCertificates {
             (NID_subject_alt_name, alternativeNames.joined(separator: ",")),
         ]
         for (nid, value) in extensions {
-            try TLSError.check(copenssl_x509_add_extension(x509, nid, value), "X509V3_EXT_conf_nid(\(nid))")
+            try TLSError.check(copenssl_x509_add_extension(x509, x509, nid, value), "X509V3_EXT_conf_nid(\(nid))")
         }
 
         // X509_sign returns the signature length, 0 on failure.
@@ -60,7 +60,7 @@ package enum TestCertificates {
     }
 
     /// A positive 62-bit serial, so two test certificates never share issuer and serial.
-    private static func randomSerial() -> Int {
+    static func randomSerial() -> Int {
         SecureRandom.bytes(8).reduce(0) { ($0 << 8) | Int($1) } & 0x3FFF_FFFF_FFFF_FFFF
     }
 }
