@@ -63,8 +63,22 @@ package final class HTTP2Server: Sendable {
     /// streams to finish, then closes whatever is left.
     package func shutdown(gracePeriod: Duration) async {
         let current = listeners.withLock { $0 }
+        // First every loop stops accepting, then GOAWAY goes out: otherwise a client could see
+        // GOAWAY on one connection and still get a new one accepted by another loop.
+        await withTaskGroup(of: Void.self) { group in
+            for listener in current {
+                group.addTask {
+                    await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                        listener.loop.execute {
+                            listener.stopAccepting()
+                            continuation.resume()
+                        }
+                    }
+                }
+            }
+        }
         for listener in current {
-            listener.loop.execute { listener.stopAcceptingAndDrain() }
+            listener.loop.execute { listener.drain() }
         }
         let clock = ContinuousClock()
         let deadline = clock.now.advanced(by: gracePeriod)
@@ -178,14 +192,21 @@ private final class Listener: EventLoopHandler, @unchecked Sendable {
         }
     }
 
-    func stopAcceptingAndDrain() {
-        if accepting {
-            accepting = false
-            loop.deregister(fd: fd)
-            Glibc.close(fd)
-        }
+    func stopAccepting() {
+        guard accepting else { return }
+        accepting = false
+        loop.deregister(fd: fd)
+        Glibc.close(fd)
+    }
+
+    func drain() {
         draining = true
         for connection in connections.values { connection.beginGracefulShutdown() }
+    }
+
+    func stopAcceptingAndDrain() {
+        stopAccepting()
+        drain()
     }
 
     func closeAll() {
