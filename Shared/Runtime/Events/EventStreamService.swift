@@ -36,14 +36,8 @@ package struct EventStreamService: RPCService {
         while !Task.isCancelled {
             // Read the generation first: a commit after it wakes the wait below.
             let seen = notifier.generation
-            let batch: [Events.Event]
-            do {
-                batch = try await pool.withConnection { connection in
-                    try await outbox.events(after: cursor, types: request.types, limit: batchSize, on: connection)
-                }
-            } catch let error as PostgresError {
-                let mapping = error.grpcMapping
-                throw RPCError(code: StatusCode(rawValue: mapping.code), message: mapping.message, reason: mapping.reason)
+            let batch = try await pool.withConnection { connection in
+                try await outbox.events(after: cursor, types: request.types, limit: batchSize, on: connection)
             }
             for event in batch {
                 try await writer.write(event)
