@@ -121,7 +121,7 @@ package final class ClientCall: HTTP2StreamDelegate, @unchecked Sendable {
                 fail(RPCError(code: ClientCall.codeForHTTPStatus(httpStatus), message: "HTTP status \(httpStatus)"), reset: !endStream)
                 return
             }
-            guard let contentType = headers[first: "content-type"], contentType.hasPrefix("application/grpc") else {
+            guard let contentType = headers[first: "content-type"], GRPCContentType.matches(contentType) else {
                 fail(RPCError(code: .unknown, message: "response is not gRPC"), reset: !endStream)
                 return
             }

@@ -75,7 +75,7 @@ struct RPCDispatcher: HTTP2ServerStreamHandler {
         guard headers[first: ":method"] == "POST" else {
             return RejectedStream.respondHTTP(stream, status: "405")
         }
-        guard let contentType = headers[first: "content-type"], contentType.hasPrefix("application/grpc") else {
+        guard let contentType = headers[first: "content-type"], GRPCContentType.matches(contentType) else {
             return RejectedStream.respondHTTP(stream, status: "415")
         }
         if let encoding = headers[first: "grpc-encoding"], encoding != "identity", encoding != "gzip" {
