@@ -65,7 +65,7 @@ let package = Package(
         .testTarget(name: "CryptoCoreTests", dependencies: ["CryptoCore"], swiftSettings: swiftSettings),
         .testTarget(name: "HTTP2Tests", dependencies: ["HTTP2", "TestSupport"],
                     swiftSettings: swiftSettings),
-        .testTarget(name: "RPCTests", dependencies: ["RPC", "Contracts", "TestSupport"],
+        .testTarget(name: "RPCTests", dependencies: ["RPC", "HTTP2", "Wire", "Contracts", "TestSupport"],
                     swiftSettings: swiftSettings),
         .testTarget(name: "ContractsTests", dependencies: ["Contracts", "Wire", "TestSupport"],
                     swiftSettings: swiftSettings),
