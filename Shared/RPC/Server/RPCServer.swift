@@ -96,9 +96,10 @@ struct RPCDispatcher: HTTP2ServerStreamHandler {
         }
         let accepts = headers[first: "grpc-accept-encoding"]?.split(separator: ",")
             .contains { $0.trimmingSpaces == "gzip" } ?? false
+        let now = MonotonicClock.nanoseconds()
         let context = ServerCallContext(
             path: path, requestMetadata: Metadata(headers: headers), peer: stream.connectionPeer,
-            deadline: timeout.map { MonotonicClock.nanoseconds() &+ $0 })
+            deadline: timeout.map { now.addingReportingOverflow($0).overflow ? UInt64.max : now + $0 })
         let call = ServerCall(stream: stream, route: route, context: context, options: options,
                               requestCompressed: headers[first: "grpc-encoding"] == "gzip",
                               clientAcceptsGzip: accepts)
