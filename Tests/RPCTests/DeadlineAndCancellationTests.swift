@@ -148,3 +148,27 @@ import Wire
         }
     }
 }
+
+extension DeadlineAndCancellationTests {
+    /// 99999999H is a legal grpc-timeout (about 11,000 years): the call must not expire at once.
+    @Test(arguments: ["99999999H", "2562047H", "6000000H"])
+    func hugeGRPCTimeout_doesNotExpireTheCall(value: String) async throws {
+        try await withServer { server, _ in
+            let head = RawStream.grpcHead(path: EchoService.path("Sleep"), port: server.port,
+                                          extra: [HTTP2Header("grpc-timeout", value)])
+            let raw = try await RawStream.open(port: server.port, headers: head,
+                                               body: GRPCFrame.encode(TestMessage(number: 50).serializedBytes(), compressed: false))
+            defer { raw.close() }
+            let received = try #require(await raw.waitUntilClosed())
+            #expect(received.trailer("grpc-status") == "0")
+        }
+    }
+
+    @Test func hugeClientTimeout_isSentAndDoesNotExpireTheCall() async throws {
+        try await withServer { _, client in
+            let response = try await client.unary(path: EchoService.path("Sleep"), request: TestMessage(number: 20),
+                                                  as: TestMessage.self, options: CallOptions(timeout: .seconds(Int64.max)))
+            #expect(response.message.number == 20)
+        }
+    }
+}
