@@ -23,12 +23,23 @@ package enum Subprocess {
         let reader = Task.detached { output.fileHandleForReading.readDataToEndOfFile() }
         let killer = Task.detached {
             try await Task.sleep(for: timeout)
-            if process.isRunning { process.terminate() }
+            Subprocess.terminate(process, grace: .seconds(2))
         }
         let data = await reader.value
         process.waitUntilExit()
         killer.cancel()
         return SubprocessResult(exitCode: process.terminationStatus, output: String(decoding: data, as: UTF8.self))
+    }
+
+    /// SIGTERM, then SIGKILL if `process` is still running after `grace`; returns once it exited.
+    static func terminate(_ process: Process, grace: Duration) {
+        guard process.isRunning else { return }
+        process.terminate()
+        let deadline = Date().addingTimeInterval(Double(grace.components.seconds)
+                                                 + Double(grace.components.attoseconds) / 1e18)
+        while process.isRunning && Date() < deadline { usleep(10_000) }
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        process.waitUntilExit()
     }
 
     /// A long-running child (e.g. a grpcio server) that prints `LISTENING <port>` when ready.
@@ -60,13 +71,15 @@ package enum Subprocess {
                     return
                 }
             }
-            process.terminate()
+            Subprocess.terminate(process, grace: .seconds(2))
             throw SubprocessError(message: "server did not become ready: \(String(decoding: buffer, as: UTF8.self))")
         }
 
-        package func stop() {
-            if process.isRunning { process.terminate() }
-            process.waitUntilExit()
+        /// Sends SIGTERM, then SIGKILL after `grace`: a child spawned from a Swift concurrency
+        /// thread inherits its blocked signal mask, so SIGTERM may never be delivered (seen with
+        /// Python, which does not unblock it), and `waitUntilExit` alone would hang.
+        package func stop(grace: Duration = .seconds(2)) {
+            Subprocess.terminate(process, grace: grace)
         }
 
         deinit { stop() }
