@@ -39,7 +39,10 @@ db-stop:
 test: deps db-start
 	bash Tests/InteropTests/Fixtures/gen_protos.sh
 	$(SWIFT) build --build-tests
-	$(SWIFT) test --skip-build
+	@# HTTP2Tests drive raw sockets with blocking reads, which would hold Swift's cooperative
+	@# threads (two on a 2-core machine) and starve the timers of suites running beside them.
+	$(SWIFT) test --skip-build --skip HTTP2Tests
+	$(SWIFT) test --skip-build --filter HTTP2Tests
 
 ## run: Postgres and every service in the foreground until Ctrl-C.
 run: release db-start

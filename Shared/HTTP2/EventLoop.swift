@@ -182,7 +182,9 @@ package final class EventLoop: TaskExecutor, @unchecked Sendable {
     @discardableResult
     package func scheduleTimer(afterNanoseconds nanoseconds: UInt64, _ body: @escaping () -> Void) -> TimerID {
         assertInLoop()
-        return timers.schedule(at: MonotonicClock.nanoseconds() &+ nanoseconds, body)
+        // Saturating: a wrapped sum would lie in the past and fire the timer at once.
+        let (deadline, overflow) = MonotonicClock.nanoseconds().addingReportingOverflow(nanoseconds)
+        return timers.schedule(at: overflow ? UInt64.max : deadline, body)
     }
 
     package func cancelTimer(_ id: TimerID) {

@@ -22,7 +22,7 @@ package enum Subprocess {
         try process.run()
         let killer = Task.detached {
             try await Task.sleep(for: timeout)
-            if process.isRunning { process.terminate() }
+            Subprocess.terminate(process, grace: .seconds(2))
         }
         // Reading to EOF and reaping block: do both on a thread of their own, never on one of
         // the few threads of Swift's cooperative pool (2 on this machine).
@@ -41,6 +41,17 @@ package enum Subprocess {
             let thread = Thread { continuation.resume(returning: work()) }
             thread.start()
         }
+    }
+
+    /// SIGTERM, then SIGKILL if `process` is still running after `grace`; returns once it exited.
+    static func terminate(_ process: Process, grace: Duration) {
+        guard process.isRunning else { return }
+        process.terminate()
+        let deadline = Date().addingTimeInterval(Double(grace.components.seconds)
+                                                 + Double(grace.components.attoseconds) / 1e18)
+        while process.isRunning && Date() < deadline { usleep(10_000) }
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        process.waitUntilExit()
     }
 
     /// A long-running child (e.g. a grpcio server) that prints `LISTENING <port>` when ready.
@@ -78,13 +89,15 @@ package enum Subprocess {
                     return
                 }
             }
-            process.terminate()
+            Subprocess.terminate(process, grace: .seconds(2))
             throw SubprocessError(message: "server did not become ready: \(String(decoding: buffer, as: UTF8.self))")
         }
 
-        package func stop() {
-            if process.isRunning { process.terminate() }
-            process.waitUntilExit()
+        /// Sends SIGTERM, then SIGKILL after `grace`: a child spawned from a Swift concurrency
+        /// thread inherits its blocked signal mask, so SIGTERM may never be delivered (seen with
+        /// Python, which does not unblock it), and `waitUntilExit` alone would hang.
+        package func stop(grace: Duration = .seconds(2)) {
+            Subprocess.terminate(process, grace: grace)
         }
 
         deinit { stop() }

@@ -9,6 +9,7 @@ package final class ClientCall: HTTP2StreamDelegate, @unchecked Sendable {
     // `deadlineTimer` are touched only on the stream's loop; `shared` is behind a Mutex.
 
     private(set) var stream: HTTP2Stream!
+    private let connection: HTTP2Connection
     let inbox: MessageInbox
     let maxReceiveMessageSize: Int
     private var deframer: GRPCDeframer
@@ -32,6 +33,7 @@ package final class ClientCall: HTTP2StreamDelegate, @unchecked Sendable {
 
     init(connection: HTTP2Connection, head: [HTTP2Header], compressRequests: Bool, maxReceiveMessageSize: Int,
          timeoutNanoseconds: UInt64?) {
+        self.connection = connection
         self.requestHead = head
         self.compressRequests = compressRequests
         self.maxReceiveMessageSize = maxReceiveMessageSize
@@ -113,7 +115,7 @@ package final class ClientCall: HTTP2StreamDelegate, @unchecked Sendable {
                 fail(RPCError(code: ClientCall.codeForHTTPStatus(httpStatus), message: "HTTP status \(httpStatus)"), reset: !endStream)
                 return
             }
-            guard let contentType = headers[first: "content-type"], contentType.hasPrefix("application/grpc") else {
+            guard let contentType = headers[first: "content-type"], GRPCContentType.matches(contentType) else {
                 fail(RPCError(code: .unknown, message: "response is not gRPC"), reset: !endStream)
                 return
             }
@@ -145,8 +147,18 @@ package final class ClientCall: HTTP2StreamDelegate, @unchecked Sendable {
         } catch let error as RPCError {
             fail(error, reset: true)
             return
+        } catch let error as GzipError where error.code == .outputTooLarge {
+            fail(RPCError(code: .resourceExhausted, message: "response message larger than \(maxReceiveMessageSize) bytes"), reset: true)
+            return
+        } catch let error as GRPCFramingError {
+            if case .messageTooLarge = error.code {
+                fail(RPCError(code: .resourceExhausted, message: "response message larger than \(maxReceiveMessageSize) bytes"), reset: true)
+            } else {
+                fail(RPCError(code: .internal, message: "malformed response framing"), reset: true)
+            }
+            return
         } catch {
-            fail(RPCError(code: .resourceExhausted, message: "response message too large or malformed"), reset: true)
+            fail(RPCError(code: .internal, message: "could not decompress the response"), reset: true)
             return
         }
         grantOwedCredit()
@@ -165,14 +177,18 @@ package final class ClientCall: HTTP2StreamDelegate, @unchecked Sendable {
         }
     }
 
+    /// Maps how the stream ended without a status (gRPC over HTTP/2 spec, "Errors"). A stream
+    /// the connection took down with it is UNAVAILABLE, whatever code the HTTP/2 layer reports.
     package func didClose(errorCode: UInt32) {
         let status: RPCError
         switch errorCode {
+        case _ where !connection.acceptsNewStreams:
+            status = RPCError(code: .unavailable, message: "the connection was lost")
         case HTTP2ErrorCode.noError: status = RPCError(code: .internal, message: "stream closed without a status")
         case HTTP2ErrorCode.refusedStream: status = RPCError(code: .unavailable, message: "the server refused the stream")
         case HTTP2ErrorCode.cancel: status = RPCError(code: .cancelled, message: "the stream was cancelled")
         case HTTP2ErrorCode.enhanceYourCalm: status = RPCError(code: .resourceExhausted, message: "the server asked to slow down")
-        default: status = RPCError(code: .unavailable, message: "the stream failed (HTTP/2 error \(errorCode))")
+        default: status = RPCError(code: .internal, message: "the stream failed (HTTP/2 error \(errorCode))")
         }
         fail(status, reset: false)
     }

@@ -100,6 +100,9 @@ package final class RPCClient: Sendable {
     private static func nanoseconds(_ duration: Duration) -> UInt64 {
         let (seconds, attoseconds) = duration.components
         guard seconds >= 0 else { return 0 }
-        return UInt64(seconds) * 1_000_000_000 + UInt64(attoseconds / 1_000_000_000)
+        // Saturates: `.seconds(Int64.max)` means "practically never", not a trap.
+        let (whole, overflow) = UInt64(seconds).multipliedReportingOverflow(by: 1_000_000_000)
+        let (total, carry) = whole.addingReportingOverflow(UInt64(max(0, attoseconds) / 1_000_000_000))
+        return overflow || carry ? UInt64.max : total
     }
 }

@@ -28,7 +28,8 @@ package enum GRPCTimeout {
         let units: [(UInt64, String)] = [(1, "n"), (1_000, "u"), (1_000_000, "m"), (1_000_000_000, "S"),
                                          (60_000_000_000, "M"), (3_600_000_000_000, "H")]
         for (size, name) in units {
-            let value = (nanoseconds + size - 1) / size
+            // Rounded up without `nanoseconds + size - 1`, which overflows near UInt64.max.
+            let value = nanoseconds / size + (nanoseconds % size == 0 ? 0 : 1)
             if value < 100_000_000 { return "\(value)\(name)" }
         }
         return "99999999H"

@@ -78,7 +78,7 @@ struct RPCDispatcher: HTTP2ServerStreamHandler {
         guard headers[first: ":method"] == "POST" else {
             return RejectedStream.respondHTTP(stream, status: "405")
         }
-        guard let contentType = headers[first: "content-type"], contentType.hasPrefix("application/grpc") else {
+        guard let contentType = headers[first: "content-type"], GRPCContentType.matches(contentType) else {
             return RejectedStream.respondHTTP(stream, status: "415")
         }
         if let encoding = headers[first: "grpc-encoding"], encoding != "identity", encoding != "gzip" {
@@ -99,9 +99,10 @@ struct RPCDispatcher: HTTP2ServerStreamHandler {
         }
         let accepts = headers[first: "grpc-accept-encoding"]?.split(separator: ",")
             .contains { $0.trimmingSpaces == "gzip" } ?? false
+        let now = MonotonicClock.nanoseconds()
         let context = ServerCallContext(
             path: path, requestMetadata: Metadata(headers: headers), peer: stream.connectionPeer,
-            deadline: timeout.map { MonotonicClock.nanoseconds() &+ $0 })
+            deadline: timeout.map { now.addingReportingOverflow($0).overflow ? UInt64.max : now + $0 })
         let call = ServerCall(stream: stream, route: route, context: context, options: options,
                               requestCompressed: headers[first: "grpc-encoding"] == "gzip",
                               clientAcceptsGzip: accepts)
