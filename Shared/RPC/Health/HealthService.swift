@@ -34,7 +34,12 @@ package final class HealthService: RPCService {
             for key in state.statuses.keys { state.statuses[key] = .notServing }
             return state.watchers.values.map(\.continuation)
         }
-        for watcher in watchers { watcher.yield(.notServing) }
+        // Tell watchers, then end their streams: an open Watch would otherwise hold the drain
+        // for the whole grace period. Clients watching again see the server go away.
+        for watcher in watchers {
+            watcher.yield(.notServing)
+            watcher.finish()
+        }
     }
 
     package func status(of service: String) -> ServingStatus? {

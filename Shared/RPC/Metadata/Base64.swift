@@ -40,13 +40,21 @@ enum Base64 {
     static func decode(_ text: String) -> [UInt8]? {
         var values: [UInt8] = []
         values.reserveCapacity(text.utf8.count)
+        var padding = 0
         for char in text.utf8 {
-            if char == 0x3D { break }
+            if char == 0x3D {
+                padding += 1
+                continue
+            }
+            // Nothing but more padding may follow padding.
+            if padding > 0 { return nil }
             let value = reverse[Int(char)]
             if value == 0xFF { return nil }
             values.append(value)
         }
         if values.count % 4 == 1 { return nil }
+        // Padding, when present, must complete the last group exactly.
+        if padding > 0 && (padding > 2 || (values.count + padding) % 4 != 0) { return nil }
         var out: [UInt8] = []
         out.reserveCapacity(values.count * 3 / 4)
         var index = 0
