@@ -24,9 +24,6 @@ package final class RPCServer: Sendable {
     package let configuration: RPCServerConfiguration
     package let health: HealthService
     private let group: EventLoopGroup
-    private let activeHandlers: ActiveHandlerCount
-    /// Whether `group` was created here (and so is stopped by `shutdown`).
-    private let ownsGroup: Bool
     private let http2: HTTP2Server
 
     package init(configuration: RPCServerConfiguration, services: [any RPCService],
@@ -43,13 +40,11 @@ package final class RPCServer: Sendable {
             decodingLimits: DecodingLimits(maxDepth: configuration.decodingLimits.maxDepth,
                                            maxMessageSize: configuration.maxReceiveMessageSize),
             interceptors: interceptors)
-        self.ownsGroup = group == nil
         let group = try group ?? EventLoopGroup(loopCount: configuration.loopCount, name: "rv-server")
         self.group = group
         self.http2 = HTTP2Server(host: configuration.host, port: configuration.port, group: group,
                                  security: configuration.security, configuration: configuration.http2,
                                  handler: RPCDispatcher(router: router, options: options))
-        self.activeHandlers = options.activeHandlers
         for service in services { health.setStatus(.serving, for: service.serviceName) }
         health.setStatus(.serving, for: "")
     }
@@ -71,9 +66,6 @@ package final class RPCServer: Sendable {
         health.enterShutdown()
         await http2.shutdown(gracePeriod: gracePeriod)
     }
-
-    /// Handler tasks running now.
-    package var activeHandlerCount: Int { activeHandlers.value }
 }
 
 /// Turns each new HTTP/2 stream into a call of the method its `:path` names.

@@ -88,8 +88,6 @@ package final class ServerCall: HTTP2StreamDelegate, @unchecked Sendable {
     }
 
     private func runHandler() async {
-        options.activeHandlers.increment()
-        defer { options.activeHandlers.decrement() }
         do {
             try await options.intercept(context) {
                 try await self.route.handler(self)
@@ -351,15 +349,6 @@ package final class ServerCall: HTTP2StreamDelegate, @unchecked Sendable {
     }
 }
 
-/// A count shared by a server's calls (a class, so copies of the options share it).
-final class ActiveHandlerCount: Sendable {
-    private let count = Atomic<Int>(0)
-
-    var value: Int { count.load(ordering: .relaxed) }
-    func increment() { count.add(1, ordering: .relaxed) }
-    func decrement() { count.subtract(1, ordering: .relaxed) }
-}
-
 /// Lets the inbox reach its call without a strong reference.
 private final class CreditRelay: @unchecked Sendable {
     // @unchecked Sendable: `call` is set once during the call's init, before the relay is shared,
@@ -374,8 +363,6 @@ struct ServerCallOptions: Sendable {
     var maxBufferedRequestBytes: Int
     var decodingLimits: DecodingLimits
     var interceptors: [any ServerInterceptor]
-    /// Handler tasks running now, across the server.
-    let activeHandlers = ActiveHandlerCount()
 
     func intercept(_ context: ServerCallContext, _ body: @escaping @Sendable () async throws -> Void) async throws {
         try await Self.run(interceptors[...], context, body)
