@@ -14,8 +14,13 @@ package enum AESGCM {
     /// Encrypts and authenticates `plaintext`, binding `associatedData` (authenticated, not
     /// encrypted: e.g. the key ID the secret belongs to).
     package static func seal(_ plaintext: [UInt8], key: [UInt8], associatedData: [UInt8] = []) throws -> [UInt8] {
+        try seal(plaintext, key: key, nonce: SecureRandom.bytes(nonceLength), associatedData: associatedData)
+    }
+
+    /// `seal` with a given nonce, for known-answer tests; a nonce must never repeat under a key.
+    static func seal(_ plaintext: [UInt8], key: [UInt8], nonce: [UInt8], associatedData: [UInt8]) throws -> [UInt8] {
         guard key.count == keyLength else { throw CryptoError(.invalidParameters, "AES-GCM: key must be 32 bytes") }
-        let nonce = SecureRandom.bytes(nonceLength)
+        guard nonce.count == nonceLength else { throw CryptoError(.invalidParameters, "AES-GCM: nonce must be 12 bytes") }
         let context = try CipherContext()
         try CryptoError.check(EVP_EncryptInit_ex(context.pointer, EVP_aes_256_gcm(), nil, key, nonce), "EVP_EncryptInit_ex")
         var length: Int32 = 0
