@@ -13,6 +13,7 @@ let package = Package(
     products: [
         .executable(name: "interop-server", targets: ["InteropServer"]),
         .executable(name: "db-bench-server", targets: ["DBBenchServer"]),
+        .executable(name: "identity", targets: ["Identity"]),
         .library(name: "Contracts", targets: ["Contracts"]),
     ],
     dependencies: [
@@ -54,12 +55,17 @@ let package = Package(
                     .product(name: "Prometheus", package: "swift-prometheus"),
                     .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 ], path: "Shared/Runtime", swiftSettings: swiftSettings),
+        .target(name: "Auth", dependencies: ["CryptoCore", "RPC", "Contracts"], path: "Shared/Auth",
+                swiftSettings: swiftSettings),
         .target(name: "TestSupport", dependencies: ["RPC", "Contracts", "CryptoCore", "Postgres"], path: "Shared/TestSupport",
                 swiftSettings: swiftSettings),
 
         // Executables.
         .executableTarget(name: "InteropServer", dependencies: ["RPC", "Contracts", "Runtime"],
                           path: "Services/Interop", swiftSettings: swiftSettings),
+
+        .executableTarget(name: "Identity", dependencies: ["Auth", "Contracts", "CryptoCore", "Postgres", "RPC", "Runtime"],
+                          path: "Services/Identity", swiftSettings: swiftSettings),
 
         .executableTarget(name: "DBBenchServer", dependencies: ["Runtime", "RPC", "Postgres", "Contracts"],
                           path: "Tests/Benchmarks/DBBenchServer", swiftSettings: swiftSettings),
@@ -77,6 +83,8 @@ let package = Package(
         .testTarget(name: "InteropTests", dependencies: ["InteropServer", "RPC", "Contracts", "TestSupport", "CryptoCore"],
                     exclude: ["Fixtures"], swiftSettings: swiftSettings),
         .testTarget(name: "PostgresTests", dependencies: ["Postgres", "TestSupport"],
+                    swiftSettings: swiftSettings),
+        .testTarget(name: "IdentityTests", dependencies: ["Identity", "Auth", "Contracts", "CryptoCore", "Postgres", "RPC", "Runtime", "TestSupport"],
                     swiftSettings: swiftSettings),
         .testTarget(name: "RuntimeTests", dependencies: ["Runtime", "RPC", "Contracts", "Postgres", "TestSupport"],
                     swiftSettings: swiftSettings),

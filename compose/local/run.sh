@@ -17,6 +17,8 @@ trap stop INT TERM
 # Services that exist so far; each listens on its documented port (ARCHITECTURE.md).
 "$BIN/interop-server" --port "${RV_INTEROP_PORT:-7199}" &
 pids+=($!)
+"$BIN/identity" &
+pids+=($!)
 
 echo "rendezvous: running ${#pids[@]} process(es); Ctrl-C stops them"
 wait -n || true

@@ -1,0 +1,32 @@
+/// The apps Identity serves, by id.
+struct AppPolicies: Sendable {
+    private let policies: [String: AppPolicy]
+
+    init(_ policies: [AppPolicy]) {
+        self.policies = Dictionary(policies.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+    }
+
+    /// Every app id, for the verifier's accepted audiences.
+    var appIDs: Set<String> { Set(policies.keys) }
+
+    /// The app's policy; INVALID_ARGUMENT `UNKNOWN_APP` for an app we do not serve.
+    func policy(for app: String) throws(IdentityError) -> AppPolicy {
+        guard let policy = policies[app] else { throw .unknownApp }
+        return policy
+    }
+
+    /// The products of shared/seeds: ÉLITE is invite-only (new members wait for committee
+    /// review), Swivo and The Unseen use anonymous device accounts.
+    static let standard = AppPolicies([
+        AppPolicy(id: "elite", signInMethods: [.apple, .phone, .email], defaultRole: "member",
+                  initialMembershipStatus: "waitlisted"),
+        AppPolicy(id: "firstdate", signInMethods: [.apple, .google, .email], defaultRole: "viewer",
+                  initialMembershipStatus: "active"),
+        AppPolicy(id: "swivo", signInMethods: [.anonymous, .apple], defaultRole: "member",
+                  initialMembershipStatus: "active"),
+        AppPolicy(id: "unseen", signInMethods: [.anonymous, .apple], defaultRole: "member",
+                  initialMembershipStatus: "active"),
+        AppPolicy(id: "momento", signInMethods: [.apple, .google, .email, .anonymous], defaultRole: "member",
+                  initialMembershipStatus: "active"),
+    ])
+}

@@ -1,0 +1,27 @@
+/// A way to sign in; which ones an app allows is its policy's choice.
+enum SignInMethod: String, Sendable, Hashable, CaseIterable {
+    case apple
+    case google
+    case email
+    case phone
+    case anonymous
+}
+
+/// What differs between products for Identity, held as data: code asks the policy, it never
+/// tests app names (ARCHITECTURE.md, "Apps").
+struct AppPolicy: Sendable, Hashable {
+    /// The app id tokens carry (`app` and `aud`).
+    var id: String
+    var signInMethods: Set<SignInMethod>
+    /// The role a new account starts with.
+    var defaultRole: String
+    /// The membership status a new account starts with ("active", or "waitlisted" where the
+    /// app is invite-only).
+    var initialMembershipStatus: String
+    /// The tier a new account starts with.
+    var defaultTier = "free"
+    /// Shortest password accepted at sign-up, in characters.
+    var minimumPasswordLength = 10
+
+    func allows(_ method: SignInMethod) -> Bool { signInMethods.contains(method) }
+}

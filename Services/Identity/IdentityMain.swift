@@ -1,0 +1,45 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Contracts
+import Runtime
+
+/// `identity`: accounts, sign-in, sessions and signing keys for every app, on 127.0.0.1:7101
+/// by default (RV_IDENTITY_PORT), schema `identity` as role rv_identity
+/// (RV_PG_URL_IDENTITY). Keys: see `KeyEncryptionKey` (RV_IDENTITY_KEY_ENCRYPTION_KEY).
+@main
+struct IdentityMain {
+    static func main() async {
+        await ServiceMain.run(name: "identity", defaultPort: 7101, onListening: { addresses in
+            print("identity listening on \(addresses.host):\(addresses.port)")
+            fflush(nil)
+        }) { context in
+            let (key, isDevelopment) = try KeyEncryptionKey.load(from: context.environment)
+            if isDevelopment {
+                context.logger.warning("\(KeyEncryptionKey.variable) is not set: signing keys are sealed with the development key")
+            }
+            let pool = try await context.makePostgresPool(schema: "identity", migrations: try IdentityMigrations.all())
+            let outbox = try Outbox(schema: "identity")
+            let notifier = try await OutboxNotifier(configuration: pool.configuration, channel: outbox.channel)
+            context.onShutdown("outbox notifier") { notifier.close() }
+            let events = EventStreamService(outbox: outbox, pool: pool, notifier: notifier)
+            // Events are for the other services inside the deployment; the edge does not route
+            // rendezvous.events.v1 (service-to-service credentials come later).
+            let server = try await IdentityServer.make(
+                pool: pool, settings: IdentitySettings(keyEncryptionKey: key), extraServices: [events],
+                extraPublicMethods: ["/\(Events.serviceName)/WatchEvents"])
+            context.addInterceptor(server.interceptor)
+            context.addBackgroundJob("signing key rotation") {
+                while !Task.isCancelled {
+                    try await Task.sleep(for: .seconds(60))
+                    do {
+                        try await server.keyStore.refresh(into: server.ring)
+                    } catch {
+                        context.logger.error("signing key refresh failed", metadata: ["error": .string("\(error)")])
+                    }
+                }
+            }
+            return server.services
+        }
+    }
+}

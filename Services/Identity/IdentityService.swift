@@ -1,0 +1,159 @@
+import Auth
+import Contracts
+import Foundation
+import Postgres
+import RPC
+import Runtime
+
+/// `rendezvous.identity.v1.Identity`: the RPC handlers, each a short composition of the
+/// feature types (policies, stores, issuer).
+struct IdentityService: RPCService {
+    let pool: PostgresPool
+    let settings: IdentitySettings
+    let ring: KeyRing
+    let outbox: Outbox
+
+    var serviceName: String { Identity.serviceName }
+
+    /// Methods callable without an access token.
+    static let publicMethods: Set<String> = Set(
+        ["SignInAnonymously", "SignUpWithEmail", "SignInWithEmail", "RefreshSession", "GetSigningKeys"]
+            .map { "/\(Identity.serviceName)/\($0)" })
+
+    private var sessions: SessionStore { SessionStore(refreshTokenLifetime: settings.refreshTokenLifetime) }
+    private var issuer: TokenIssuer { TokenIssuer(ring: ring, accessTokenLifetime: settings.accessTokenLifetime) }
+    private var credentials: EmailCredentials {
+        EmailCredentials(parameters: settings.passwordParameters, maxFailures: settings.maxFailedSignIns,
+                         failureWindow: settings.failureWindow, lockoutDuration: settings.lockoutDuration)
+    }
+
+    func register(in router: inout RPCRouter) {
+        router.unary(serviceName, "SignInAnonymously") { (request: Identity.SignInAnonymouslyRequest, _) in
+            try await signInAnonymously(request)
+        }
+        router.unary(serviceName, "SignUpWithEmail") { (request: Identity.SignUpWithEmailRequest, _) in
+            try await signUpWithEmail(request)
+        }
+        router.unary(serviceName, "SignInWithEmail") { (request: Identity.SignInWithEmailRequest, _) in
+            try await signInWithEmail(request)
+        }
+        router.unary(serviceName, "RefreshSession") { (request: Identity.RefreshSessionRequest, _) in
+            try await refreshSession(request)
+        }
+        router.unary(serviceName, "SignOut") { (request: Identity.SignOutRequest, context) in
+            try await signOut(request, caller: try context.requireAccount())
+        }
+        router.unary(serviceName, "ListSessions") { (_: Identity.ListSessionsRequest, context) in
+            let caller = try context.requireAccount()
+            let list = try await pool.withConnection { connection in
+                try await sessions.list(accountID: try Self.uuid(caller.accountID), currentSessionID: caller.sessionID,
+                                        on: connection)
+            }
+            return Identity.ListSessionsResponse(sessions: list)
+        }
+        router.unary(serviceName, "GetAccount") { (_: Identity.GetAccountRequest, context) in
+            let caller = try context.requireAccount()
+            let account = try await pool.withConnection { connection in
+                try await AccountStore.find(id: try Self.uuid(caller.accountID), app: caller.app, on: connection)
+            }
+            guard let account else { throw IdentityError.accountNotFound }
+            return account
+        }
+        router.unary(serviceName, "GetSigningKeys") { (_: Identity.GetSigningKeysRequest, _) in
+            Identity.SigningKeySet(keys: ring.publishedKeys.map(Identity.SigningKey.init),
+                                   maxAgeSeconds: settings.keySetMaxAge)
+        }
+    }
+
+    private func signInAnonymously(_ request: Identity.SignInAnonymouslyRequest) async throws -> Identity.AuthSession {
+        let policy = try settings.apps.policy(for: request.app)
+        guard policy.allows(.anonymous) else { throw IdentityError.signInMethodNotAllowed }
+        return try await pool.withTransaction { connection in
+            let account = try await AccountStore.create(policy: policy, username: nil, anonymous: true, on: connection)
+            try await appendAccountCreated(account, on: connection)
+            return try await startSession(account, deviceName: request.deviceName, on: connection)
+        }
+    }
+
+    private func signUpWithEmail(_ request: Identity.SignUpWithEmailRequest) async throws -> Identity.AuthSession {
+        let policy = try settings.apps.policy(for: request.app)
+        guard policy.allows(.email) else { throw IdentityError.signInMethodNotAllowed }
+        let email = try EmailAddress(request.email)
+        let hash = try credentials.hashNewPassword(request.password, policy: policy)
+        return try await pool.withTransaction { connection in
+            let account = try await AccountStore.create(policy: policy, username: nil, anonymous: false, on: connection)
+            try await credentials.insert(account: account, email: email, passwordHash: hash, on: connection)
+            var withEmail = account
+            withEmail.email = email.value
+            try await appendAccountCreated(withEmail, on: connection)
+            return try await startSession(withEmail, deviceName: request.deviceName, on: connection)
+        }
+    }
+
+    private func signInWithEmail(_ request: Identity.SignInWithEmailRequest) async throws -> Identity.AuthSession {
+        let policy = try settings.apps.policy(for: request.app)
+        guard policy.allows(.email) else { throw IdentityError.signInMethodNotAllowed }
+        let email = try EmailAddress(request.email)
+        let accountID = try await credentials.authenticate(app: policy.id, email: email, password: request.password, pool: pool)
+        return try await pool.withTransaction { connection in
+            guard let account = try await AccountStore.find(id: accountID, app: policy.id, on: connection) else {
+                throw IdentityError.invalidCredentials
+            }
+            return try await startSession(account, deviceName: request.deviceName, on: connection)
+        }
+    }
+
+    private func refreshSession(_ request: Identity.RefreshSessionRequest) async throws -> Identity.AuthSession {
+        guard !request.refreshToken.isEmpty, request.refreshToken.utf8.count <= 128 else {
+            throw IdentityError.invalidRefreshToken
+        }
+        let rotation = try await pool.withTransaction { connection in
+            try await sessions.rotate(request.refreshToken, on: connection)
+        }
+        switch rotation {
+        case .rotated(let account, let sessionID, let refreshToken, let expiresAt):
+            return try issuer.session(account: account, sessionID: sessionID, refreshToken: refreshToken,
+                                      refreshExpiresAt: expiresAt)
+        case .reused:
+            throw IdentityError.refreshTokenReused
+        case .refused(let error):
+            throw error
+        }
+    }
+
+    private func signOut(_ request: Identity.SignOutRequest, caller: AuthenticatedAccount) async throws -> Identity.SignOutResponse {
+        let accountID = try Self.uuid(caller.accountID)
+        let target: UUID?
+        if request.allSessions {
+            target = nil
+        } else {
+            let text = request.sessionID.isEmpty ? caller.sessionID : request.sessionID
+            guard let id = UUID(uuidString: text) else { throw IdentityError.invalidSessionID }
+            target = id
+        }
+        let revoked = try await pool.withConnection { connection in
+            try await sessions.revoke(accountID: accountID, sessionID: target, on: connection)
+        }
+        if target != nil, revoked == 0 { throw IdentityError.sessionNotFound }
+        return Identity.SignOutResponse(revokedSessions: Int32(clamping: revoked))
+    }
+
+    private func startSession(_ account: Identity.Account, deviceName: String, on connection: Connection) async throws
+        -> Identity.AuthSession {
+        let created = try await sessions.create(account: account, deviceName: deviceName, on: connection)
+        return try issuer.session(account: account, sessionID: created.sessionID, refreshToken: created.refreshToken,
+                                  refreshExpiresAt: created.expiresAt)
+    }
+
+    /// `AccountCreated`, payload the `Account` message, in the sign-up's transaction.
+    private func appendAccountCreated(_ account: Identity.Account, on connection: Connection) async throws {
+        try await outbox.append(OutboxEvent(type: "AccountCreated", app: account.app, aggregateID: account.id,
+                                            payload: account.serializedBytes()), on: connection)
+    }
+
+    /// The caller's account id; tokens are ours, so a bad one means a bug or a forged claim.
+    private static func uuid(_ text: String) throws -> UUID {
+        guard let id = UUID(uuidString: text) else { throw IdentityError.accountNotFound }
+        return id
+    }
+}

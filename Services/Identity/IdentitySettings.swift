@@ -1,0 +1,30 @@
+import CryptoCore
+
+/// Identity's own settings (lifetimes, lock-out, keys), from `RV_IDENTITY_*` variables.
+struct IdentitySettings: Sendable {
+    /// Access token lifetime, seconds.
+    var accessTokenLifetime: Int64 = 15 * 60
+    /// Refresh token lifetime, seconds; each rotation starts a new one.
+    var refreshTokenLifetime: Int64 = 30 * 24 * 3600
+    /// How long one signing key signs, seconds.
+    var keySigningPeriod: Int64 = 30 * 24 * 3600
+    /// How long before it signs a successor key is published, seconds.
+    var keyPublishAhead: Int64 = 2 * 24 * 3600
+    /// How long verifiers may cache the key set, seconds.
+    var keySetMaxAge: Int32 = 300
+    /// AES-256 key sealing the signing keys in the database.
+    var keyEncryptionKey: [UInt8]
+    /// Failed sign-ins allowed within `failureWindow` before the account's sign-in locks.
+    var maxFailedSignIns = 5
+    /// Seconds.
+    var failureWindow: Int64 = 15 * 60
+    /// Seconds the sign-in stays locked.
+    var lockoutDuration: Int64 = 15 * 60
+    /// scrypt cost for new password hashes.
+    var passwordParameters: PasswordHash.Parameters = .interactive
+    var apps: AppPolicies = .standard
+
+    init(keyEncryptionKey: [UInt8]) {
+        self.keyEncryptionKey = keyEncryptionKey
+    }
+}

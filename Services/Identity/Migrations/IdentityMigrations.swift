@@ -1,0 +1,70 @@
+import Postgres
+import Runtime
+
+/// Schema `identity`, oldest first. An applied migration never changes: add a new one.
+enum IdentityMigrations {
+    static func all() throws -> [Migration] {
+        [
+            Migration(version: 1, name: "accounts", sql: """
+                CREATE TABLE identity.accounts (
+                    id uuid PRIMARY KEY,
+                    app text NOT NULL,
+                    username text NOT NULL,
+                    anonymous boolean NOT NULL DEFAULT false,
+                    role text NOT NULL,
+                    tier text NOT NULL,
+                    membership_status text NOT NULL,
+                    created_at timestamptz NOT NULL DEFAULT now(),
+                    UNIQUE (app, username)
+                );
+                """),
+            Migration(version: 2, name: "email credentials", sql: """
+                CREATE TABLE identity.email_credentials (
+                    account_id uuid PRIMARY KEY REFERENCES identity.accounts (id) ON DELETE CASCADE,
+                    app text NOT NULL,
+                    email text NOT NULL,
+                    password_hash text NOT NULL,
+                    failed_attempts integer NOT NULL DEFAULT 0,
+                    first_failed_at timestamptz,
+                    locked_until timestamptz,
+                    created_at timestamptz NOT NULL DEFAULT now(),
+                    UNIQUE (app, email)
+                );
+                """),
+            Migration(version: 3, name: "sessions and refresh tokens", sql: """
+                CREATE TABLE identity.sessions (
+                    id uuid PRIMARY KEY,
+                    account_id uuid NOT NULL REFERENCES identity.accounts (id) ON DELETE CASCADE,
+                    app text NOT NULL,
+                    device_name text NOT NULL DEFAULT '',
+                    created_at timestamptz NOT NULL DEFAULT now(),
+                    last_used_at timestamptz NOT NULL DEFAULT now(),
+                    expires_at timestamptz NOT NULL,
+                    revoked_at timestamptz,
+                    revoked_reason text
+                );
+                CREATE INDEX sessions_active_by_account ON identity.sessions (account_id) WHERE revoked_at IS NULL;
+                CREATE TABLE identity.refresh_tokens (
+                    token_hash bytea PRIMARY KEY,
+                    session_id uuid NOT NULL REFERENCES identity.sessions (id) ON DELETE CASCADE,
+                    generation integer NOT NULL,
+                    created_at timestamptz NOT NULL DEFAULT now(),
+                    expires_at timestamptz NOT NULL,
+                    spent_at timestamptz
+                );
+                CREATE INDEX refresh_tokens_by_session ON identity.refresh_tokens (session_id);
+                """),
+            Migration(version: 4, name: "signing keys", sql: """
+                CREATE TABLE identity.signing_keys (
+                    kid text PRIMARY KEY,
+                    sealed_private_key bytea NOT NULL,
+                    created_at timestamptz NOT NULL DEFAULT now(),
+                    signs_from timestamptz NOT NULL,
+                    signs_until timestamptz NOT NULL,
+                    published_until timestamptz NOT NULL
+                );
+                """),
+            try Outbox(schema: "identity").migration(version: 5),
+        ]
+    }
+}

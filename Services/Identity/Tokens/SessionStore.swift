@@ -1,0 +1,112 @@
+import Contracts
+import Foundation
+import Postgres
+
+/// Sessions (refresh token families) and their refresh tokens.
+///
+/// Each refresh spends the presented token and issues the next generation. A spent token
+/// presented again means it was copied: the whole session is revoked, so whichever party holds
+/// the newer token must sign in again too (RFC 9700 §4.14.2). Two concurrent refreshes with one
+/// token are indistinguishable from that and are treated the same way: the row lock makes one
+/// win, and the loser's attempt revokes the session.
+struct SessionStore: Sendable {
+    let refreshTokenLifetime: Int64
+
+    /// A new session for `account` with its first refresh token.
+    func create(account: Identity.Account, deviceName: String, on connection: Connection) async throws
+        -> (sessionID: UUID, refreshToken: String, expiresAt: Date) {
+        let sessionID = UUID()
+        let rows = try await connection.query("""
+            INSERT INTO identity.sessions (id, account_id, app, device_name, expires_at)
+            VALUES ($1, $2, $3, $4, now() + $5::bigint * interval '1 second')
+            RETURNING expires_at
+            """, [.uuid(sessionID), .uuid(UUID(uuidString: account.id)), .text(account.app),
+                  .text(String(deviceName.prefix(100))), .int64(refreshTokenLifetime)])
+        let expiresAt: Date = try rows[0].decode(0)
+        let token = try await insertToken(session: sessionID, generation: 1, expiresAt: expiresAt, on: connection)
+        return (sessionID, token, expiresAt)
+    }
+
+    /// What presenting a refresh token led to.
+    enum Rotation {
+        case rotated(account: Identity.Account, sessionID: UUID, refreshToken: String, expiresAt: Date)
+        /// The token was spent before; the session is now revoked (commit, then refuse).
+        case reused
+        case refused(IdentityError)
+    }
+
+    /// Spends `token` and issues its successor, in the caller's transaction.
+    func rotate(_ token: String, on connection: Connection) async throws -> Rotation {
+        let hash = RefreshToken.hash(token)
+        let spent = try await connection.query("""
+            UPDATE identity.refresh_tokens SET spent_at = now()
+            WHERE token_hash = $1 AND spent_at IS NULL AND expires_at > now()
+            RETURNING session_id, generation
+            """, [.bytea(hash)])
+        guard let row = spent.first else {
+            let known = try await connection.query(
+                "SELECT session_id, spent_at IS NOT NULL FROM identity.refresh_tokens WHERE token_hash = $1", [.bytea(hash)])
+            guard let token = known.first, try token.decode(1, as: Bool.self) else { return .refused(.invalidRefreshToken) }
+            _ = try await connection.execute("""
+                UPDATE identity.sessions SET revoked_at = now(), revoked_reason = 'refresh_token_reused'
+                WHERE id = $1 AND revoked_at IS NULL
+                """, [.uuid(try token.decode(0, as: UUID.self))])
+            return .reused
+        }
+        let sessionID: UUID = try row.decode(0)
+        let generation: Int32 = try row.decode(1)
+        let sessions = try await connection.query("""
+            UPDATE identity.sessions SET last_used_at = now(), expires_at = now() + $2::bigint * interval '1 second'
+            WHERE id = $1 AND revoked_at IS NULL
+            RETURNING account_id, app, expires_at
+            """, [.uuid(sessionID), .int64(refreshTokenLifetime)])
+        guard let session = sessions.first else { return .refused(.sessionRevoked) }
+        let expiresAt: Date = try session.decode(2)
+        guard let account = try await AccountStore.find(id: try session.decode(0), app: try session.decode(1),
+                                                        on: connection) else {
+            return .refused(.accountNotFound)
+        }
+        let next = try await insertToken(session: sessionID, generation: generation + 1, expiresAt: expiresAt, on: connection)
+        return .rotated(account: account, sessionID: sessionID, refreshToken: next, expiresAt: expiresAt)
+    }
+
+    /// Revokes one session of `accountID`, or all of them; returns how many were active.
+    func revoke(accountID: UUID, sessionID: UUID?, on connection: Connection) async throws -> Int {
+        if let sessionID {
+            return try await connection.execute("""
+                UPDATE identity.sessions SET revoked_at = now(), revoked_reason = 'signed_out'
+                WHERE id = $1 AND account_id = $2 AND revoked_at IS NULL
+                """, [.uuid(sessionID), .uuid(accountID)])
+        }
+        return try await connection.execute("""
+            UPDATE identity.sessions SET revoked_at = now(), revoked_reason = 'signed_out_everywhere'
+            WHERE account_id = $1 AND revoked_at IS NULL
+            """, [.uuid(accountID)])
+    }
+
+    /// The account's active sessions, newest first.
+    func list(accountID: UUID, currentSessionID: String, on connection: Connection) async throws -> [Identity.Session] {
+        try await connection.query("""
+            SELECT id, device_name, created_at, last_used_at, expires_at FROM identity.sessions
+            WHERE account_id = $1 AND revoked_at IS NULL AND expires_at > now()
+            ORDER BY created_at DESC, id
+            """, [.uuid(accountID)]).map { row in
+            var session = Identity.Session()
+            session.id = (try row.decode(0, as: UUID.self)).uuidString.lowercased()
+            session.deviceName = try row.decode(1)
+            session.createdAt = Timestamp(try row.decode(2, as: Date.self))
+            session.lastUsedAt = Timestamp(try row.decode(3, as: Date.self))
+            session.expiresAt = Timestamp(try row.decode(4, as: Date.self))
+            session.current = session.id == currentSessionID.lowercased()
+            return session
+        }
+    }
+
+    private func insertToken(session: UUID, generation: Int32, expiresAt: Date, on connection: Connection) async throws -> String {
+        let token = RefreshToken.make()
+        _ = try await connection.execute("""
+            INSERT INTO identity.refresh_tokens (token_hash, session_id, generation, expires_at) VALUES ($1, $2, $3, $4)
+            """, [.bytea(RefreshToken.hash(token)), .uuid(session), .int32(generation), .timestamptz(expiresAt)])
+        return token
+    }
+}

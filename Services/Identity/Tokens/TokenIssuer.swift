@@ -1,0 +1,28 @@
+import Auth
+import Contracts
+import Foundation
+
+/// Mints access tokens with the ring's current key and assembles `AuthSession`s.
+struct TokenIssuer: Sendable {
+    let ring: KeyRing
+    let accessTokenLifetime: Int64
+
+    func session(account: Identity.Account, sessionID: UUID, refreshToken: String, refreshExpiresAt: Date,
+                 now: Date = Date()) throws -> Identity.AuthSession {
+        let issuedAt = Int64(now.timeIntervalSince1970.rounded(.down))
+        let expiresAt = issuedAt + accessTokenLifetime
+        let claims = AccessTokenClaims(
+            account: AuthenticatedAccount(accountID: account.id, app: account.app, role: account.role, tier: account.tier,
+                                          membershipStatus: account.membershipStatus,
+                                          sessionID: sessionID.uuidString.lowercased()),
+            issuedAt: issuedAt, expiresAt: expiresAt)
+        var session = Identity.AuthSession()
+        session.account = account
+        session.accessToken = try claims.sign(with: ring.signingKey())
+        session.accessTokenExpiresAt = Timestamp(seconds: expiresAt)
+        session.refreshToken = refreshToken
+        session.refreshTokenExpiresAt = Timestamp(refreshExpiresAt)
+        session.sessionID = sessionID.uuidString.lowercased()
+        return session
+    }
+}

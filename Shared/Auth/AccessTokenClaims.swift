@@ -1,0 +1,55 @@
+package import CryptoCore
+package import Foundation
+
+/// The layout of Identity's access tokens: a JWT (RFC 7519) with header `typ` "at+jwt"
+/// (RFC 9068 §2.1) and these claims. Identity mints it; every service reads it.
+package struct AccessTokenClaims: Sendable, Hashable {
+    /// The `iss` of every access token.
+    package static let issuer = "rendezvous-identity"
+    /// The header `typ` of every access token, so no other JWT passes for one.
+    package static let type = "at+jwt"
+
+    package var account: AuthenticatedAccount
+    package var issuedAt: Int64
+    package var expiresAt: Int64
+
+    package init(account: AuthenticatedAccount, issuedAt: Int64, expiresAt: Int64) {
+        self.account = account
+        self.issuedAt = issuedAt
+        self.expiresAt = expiresAt
+    }
+
+    /// The claims: `iss`, `aud` (the app), `sub`, `app`, `role`, `tier`, `ms`, `sid`, `iat`,
+    /// `nbf` (= `iat`), `exp`.
+    package var jwtClaims: JWTClaims {
+        [
+            "iss": .string(Self.issuer),
+            "aud": .string(account.app),
+            "sub": .string(account.accountID),
+            "app": .string(account.app),
+            "role": .string(account.role),
+            "tier": .string(account.tier),
+            "ms": .string(account.membershipStatus),
+            "sid": .string(account.sessionID),
+            "iat": .integer(issuedAt),
+            "nbf": .integer(issuedAt),
+            "exp": .integer(expiresAt),
+        ]
+    }
+
+    /// Reads verified claims; nil when one of ours is missing.
+    package init?(_ claims: JWTClaims) {
+        guard let subject = claims.string("sub"), let app = claims.string("app"),
+              let issuedAt = claims.numericDate("iat"), let expiresAt = claims.numericDate("exp") else { return nil }
+        self.account = AuthenticatedAccount(accountID: subject, app: app, role: claims.string("role") ?? "",
+                                            tier: claims.string("tier") ?? "", membershipStatus: claims.string("ms") ?? "",
+                                            sessionID: claims.string("sid") ?? "")
+        self.issuedAt = issuedAt
+        self.expiresAt = expiresAt
+    }
+
+    /// The signed token.
+    package func sign(with key: ECSigningKey) throws -> String {
+        try JWS.sign(header: ["typ": .string(Self.type)], payload: jwtClaims.serialized(), key: key)
+    }
+}

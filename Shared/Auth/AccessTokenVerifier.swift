@@ -1,0 +1,123 @@
+package import CryptoCore
+package import Foundation
+import Synchronization
+
+/// Verifies Identity's access tokens locally: ES256 signature with a cached key set, then
+/// issuer, app (audience), expiry and not-before.
+///
+/// Keys are fetched on first use and again once their max age passes; a token whose `kid` the
+/// cache lacks triggers a refetch, at most once per `minimumRefreshInterval`, so a flood of
+/// forged `kid`s cannot turn into a flood of fetches.
+package final class AccessTokenVerifier: Sendable {
+    package struct Configuration: Sendable {
+        /// Apps whose tokens this service accepts.
+        package var apps: Set<String>
+        /// Clock skew allowed on `exp` and `nbf`, in seconds.
+        package var leewaySeconds: Int64 = 30
+        /// Least time between two fetches caused by an unknown `kid`.
+        package var minimumRefreshInterval: Duration = .seconds(10)
+        /// Max age used when the source gives none.
+        package var defaultMaxAge: Duration = .seconds(300)
+
+        package init(apps: Set<String>) { self.apps = apps }
+    }
+
+    private struct Cache {
+        var keys: JWKSet?
+        var expiresAt: ContinuousClock.Instant = .now
+        var lastFetch: ContinuousClock.Instant?
+    }
+
+    package let configuration: Configuration
+    private let source: any SigningKeySource
+    private let cache = Mutex(Cache())
+
+    package init(configuration: Configuration, source: any SigningKeySource) {
+        self.configuration = configuration
+        self.source = source
+    }
+
+    /// The account a valid token names; throws `AuthFailure` otherwise.
+    package func verify(_ token: String, now: Date = Date()) async throws(AuthFailure) -> AuthenticatedAccount {
+        let verified: VerifiedJWS
+        do {
+            verified = try await verifySignature(token)
+        } catch let failure as AuthFailure {
+            throw failure
+        } catch let error as CryptoError {
+            throw AuthFailure(error)
+        } catch {
+            throw AuthFailure(.malformedToken)
+        }
+        guard verified.header["typ"]?.stringValue == AccessTokenClaims.type else { throw AuthFailure(.malformedToken) }
+        let claims: AccessTokenClaims
+        let audience: [String]?
+        do {
+            let jwt = try verified.claims()
+            try JWTClaimsValidator(issuers: [AccessTokenClaims.issuer], audiences: configuration.apps,
+                                   leewaySeconds: configuration.leewaySeconds).validate(jwt, now: now)
+            guard let parsed = AccessTokenClaims(jwt) else { throw AuthFailure(.malformedToken) }
+            claims = parsed
+            audience = jwt.strings("aud")
+        } catch let failure as AuthFailure {
+            throw failure
+        } catch let error as CryptoError {
+            throw AuthFailure(error)
+        } catch {
+            throw AuthFailure(.malformedToken)
+        }
+        // The audience passed; the app claim must name the same app.
+        guard configuration.apps.contains(claims.account.app),
+              audience == [claims.account.app] else {
+            throw AuthFailure(.wrongApp)
+        }
+        return claims.account
+    }
+
+    private func verifySignature(_ token: String) async throws -> VerifiedJWS {
+        let keys = try await currentKeys()
+        do {
+            return try JWS.verify(token: token, keys: keys, allowedAlgorithms: [.es256])
+        } catch let error as CryptoError where error.code == .unknownKeyID {
+            guard let refreshed = try await refreshForUnknownKey() else { throw AuthFailure(.unknownKey) }
+            return try JWS.verify(token: token, keys: refreshed, allowedAlgorithms: [.es256])
+        }
+    }
+
+    /// The cached keys while fresh, else fetched ones (the stale set if the fetch fails).
+    private func currentKeys() async throws -> JWKSet {
+        let (cached, fresh) = cache.withLock { ($0.keys, $0.expiresAt > .now) }
+        if let cached, fresh { return cached }
+        do {
+            return try await fetch()
+        } catch {
+            if let cached { return cached }
+            throw AuthFailure(.keysUnavailable)
+        }
+    }
+
+    /// Refetches unless another fetch happened within the minimum interval; nil when skipped.
+    private func refreshForUnknownKey() async throws -> JWKSet? {
+        let allowed = cache.withLock { cache in
+            guard let last = cache.lastFetch else { return true }
+            return last.duration(to: .now) >= configuration.minimumRefreshInterval
+        }
+        guard allowed else { return nil }
+        do {
+            return try await fetch()
+        } catch {
+            throw AuthFailure(.keysUnavailable)
+        }
+    }
+
+    private func fetch() async throws -> JWKSet {
+        cache.withLock { $0.lastFetch = .now }
+        let (keys, maxAge) = try await source.fetchKeys()
+        let lifetime = maxAge > .zero ? maxAge : configuration.defaultMaxAge
+        cache.withLock { cache in
+            cache.keys = keys
+            cache.expiresAt = .now + lifetime
+        }
+        return keys
+    }
+}

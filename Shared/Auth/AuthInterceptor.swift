@@ -1,0 +1,35 @@
+import Foundation
+package import RPC
+
+/// Requires a valid `authorization: Bearer <access token>` on every call except public
+/// methods and health checks, and puts the caller into `context.account` for handlers.
+package struct AuthInterceptor: ServerInterceptor {
+    package let verifier: AccessTokenVerifier
+    /// Full paths (`/package.Service/Method`) callable without a token.
+    package let publicMethods: Set<String>
+    /// Path prefixes callable without a token: health checks.
+    package static let publicPrefixes = ["/grpc.health.v1.Health/"]
+
+    package init(verifier: AccessTokenVerifier, publicMethods: Set<String>) {
+        self.verifier = verifier
+        self.publicMethods = publicMethods
+    }
+
+    package func intercept(_ context: ServerCallContext, next: () async throws -> Void) async throws {
+        if publicMethods.contains(context.path) || Self.publicPrefixes.contains(where: context.path.hasPrefix) {
+            return try await next()
+        }
+        guard let header = context.requestMetadata[string: "authorization"] else { throw AuthFailure(.missingToken) }
+        guard let token = Self.bearerToken(header) else { throw AuthFailure(.malformedToken) }
+        context.account = try await verifier.verify(token)
+        try await next()
+    }
+
+    /// The token of an RFC 6750 `Bearer` credential (scheme case-insensitive).
+    static func bearerToken(_ header: String) -> String? {
+        let parts = header.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: true)
+        guard parts.count == 2, parts[0].lowercased() == "bearer" else { return nil }
+        let token = parts[1].trimmingCharacters(in: .whitespaces)
+        return token.isEmpty ? nil : token
+    }
+}

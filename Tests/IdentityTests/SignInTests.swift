@@ -1,0 +1,100 @@
+import Contracts
+import Testing
+
+/// Anonymous and email+password sign-in over a live socket.
+@Suite struct SignInTests {
+    @Test func anonymousSignIn_createsAnonAccountWithWorkingTokens() async throws {
+        let harness = try await IdentityHarness.start()
+        let session = try await harness.client.signInAnonymously(.init(app: "swivo", deviceName: "test phone"))
+        let account = try #require(session.account)
+        #expect(account.app == "swivo")
+        #expect(account.anonymous)
+        #expect(account.username.hasPrefix("anon-") && account.username.count == 9)
+        #expect(!session.accessToken.isEmpty && !session.refreshToken.isEmpty)
+        let me = try await harness.client.getAccount(options: .bearer(session.accessToken))
+        #expect(me.id == account.id && me.username == account.username)
+        await harness.stop()
+    }
+
+    @Test func anonymousSignIn_appWithoutIt_isFailedPrecondition_andUnknownApp_isInvalidArgument() async throws {
+        let harness = try await IdentityHarness.start()
+        let notAllowed = await rpcError { _ = try await harness.client.signInAnonymously(.init(app: "firstdate")) }
+        #expect(notAllowed?.code == .failedPrecondition && notAllowed?.reason == "SIGN_IN_METHOD_NOT_ALLOWED")
+        let unknown = await rpcError { _ = try await harness.client.signInAnonymously(.init(app: "nope")) }
+        #expect(unknown?.code == .invalidArgument && unknown?.reason == "UNKNOWN_APP")
+        await harness.stop()
+    }
+
+    @Test func emailSignUp_thenSignIn_sameAccount_emailNormalizedAndUniquePerApp() async throws {
+        let harness = try await IdentityHarness.start()
+        let email = IdentityHarness.uniqueEmail()
+        let signUp = try await harness.client.signUpWithEmail(.init(app: "firstdate", email: email, password: "correct horse battery"))
+        let account = try #require(signUp.account)
+        #expect(account.email == email && !account.anonymous && account.role == "viewer")
+        let signIn = try await harness.client.signInWithEmail(.init(app: "firstdate", email: "  " + email.uppercased(),
+                                                                    password: "correct horse battery"))
+        #expect(signIn.account?.id == account.id)
+        #expect(signIn.sessionID != signUp.sessionID)
+        let taken = await rpcError {
+            _ = try await harness.client.signUpWithEmail(.init(app: "firstdate", email: email, password: "another password"))
+        }
+        #expect(taken?.code == .alreadyExists && taken?.reason == "EMAIL_TAKEN")
+        // The same email in another app is another account.
+        let elite = try await harness.client.signUpWithEmail(.init(app: "elite", email: email, password: "correct horse battery"))
+        #expect(elite.account?.id != account.id && elite.account?.membershipStatus == "waitlisted")
+        await harness.stop()
+    }
+
+    @Test func signUp_shortPassword_isWeakPassword() async throws {
+        let harness = try await IdentityHarness.start()
+        let error = await rpcError {
+            _ = try await harness.client.signUpWithEmail(.init(app: "firstdate", email: IdentityHarness.uniqueEmail(), password: "short"))
+        }
+        #expect(error?.code == .invalidArgument && error?.reason == "WEAK_PASSWORD")
+        await harness.stop()
+    }
+
+    @Test func signIn_wrongPasswordOrUnknownEmail_isInvalidCredentials() async throws {
+        let harness = try await IdentityHarness.start()
+        let email = IdentityHarness.uniqueEmail()
+        _ = try await harness.client.signUpWithEmail(.init(app: "firstdate", email: email, password: "correct horse battery"))
+        for (address, password) in [(email, "wrong password!"), (IdentityHarness.uniqueEmail(), "correct horse battery")] {
+            let error = await rpcError {
+                _ = try await harness.client.signInWithEmail(.init(app: "firstdate", email: address, password: password))
+            }
+            #expect(error?.code == .unauthenticated && error?.reason == "INVALID_CREDENTIALS")
+        }
+        await harness.stop()
+    }
+
+    @Test func signIn_afterFiveFailures_isLockedEvenWithTheRightPassword() async throws {
+        let harness = try await IdentityHarness.start()
+        let email = IdentityHarness.uniqueEmail()
+        _ = try await harness.client.signUpWithEmail(.init(app: "firstdate", email: email, password: "correct horse battery"))
+        for _ in 0..<5 {
+            let error = await rpcError {
+                _ = try await harness.client.signInWithEmail(.init(app: "firstdate", email: email, password: "wrong password!"))
+            }
+            #expect(error?.reason == "INVALID_CREDENTIALS")
+        }
+        for password in ["correct horse battery", "wrong password!"] {
+            let locked = await rpcError {
+                _ = try await harness.client.signInWithEmail(.init(app: "firstdate", email: email, password: password))
+            }
+            #expect(locked?.code == .resourceExhausted && locked?.reason == "TOO_MANY_ATTEMPTS")
+            #expect(Int(locked?.details["retry_after_seconds"] ?? "") ?? 0 > 0)
+        }
+        await harness.stop()
+    }
+
+    @Test(arguments: ["", "plainaddress", "a@b", "@example.com", "ana@", "ana@exa mple.com", "ana@@example.com",
+                      "ana@-example.com", ".ana@example.com", "ana@example..com", "ana@exämple.com"])
+    func signUp_malformedEmail_isInvalidEmail(_ email: String) async throws {
+        let harness = try await IdentityHarness.start()
+        let error = await rpcError {
+            _ = try await harness.client.signUpWithEmail(.init(app: "firstdate", email: email, password: "correct horse battery"))
+        }
+        #expect(error?.code == .invalidArgument && error?.reason == "INVALID_EMAIL")
+        await harness.stop()
+    }
+}
