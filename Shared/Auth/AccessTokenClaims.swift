@@ -1,5 +1,5 @@
 package import CryptoCore
-package import Foundation
+import Foundation
 
 /// The layout of Identity's access tokens: a JWT (RFC 7519) with header `typ` "at+jwt"
 /// (RFC 9068 §2.1) and these claims. Identity mints it; every service reads it.

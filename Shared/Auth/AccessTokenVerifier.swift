@@ -1,4 +1,4 @@
-package import CryptoCore
+import CryptoCore
 package import Foundation
 import Synchronization
 
