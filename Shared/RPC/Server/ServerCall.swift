@@ -259,25 +259,21 @@ package final class ServerCall: HTTP2StreamDelegate, @unchecked Sendable {
             finish(with: ServerCall.statusFor(error))
             return
         }
-        let wasIdle = response.withLock { state -> Bool? in
-            switch state {
-            case .finished: return nil
-            case .idle:
-                state = .finished
-                return true
-            case .streaming:
-                state = .finished
-                return false
-            }
-        }
-        guard let wasIdle else { return }
+        guard let wasIdle = markFinished() else { return }
         stream.send(headers: wasIdle ? responseHeaders() : nil, data: frame, end: .trailers(trailers(for: nil)))
         cleanUpAfterFinish()
     }
 
     /// Ends the call with OK (nil) or `status`; does nothing when already finished.
     func finish(with status: RPCError?) {
-        let wasIdle = response.withLock { state -> Bool? in
+        guard let wasIdle = markFinished() else { return }
+        stream.send(headers: wasIdle ? responseHeaders() : nil, end: .trailers(trailers(for: status)))
+        cleanUpAfterFinish()
+    }
+
+    /// Moves the response to finished; nil when it already was, else whether no headers went out.
+    private func markFinished() -> Bool? {
+        response.withLock { state -> Bool? in
             switch state {
             case .finished: return nil
             case .idle:
@@ -288,9 +284,6 @@ package final class ServerCall: HTTP2StreamDelegate, @unchecked Sendable {
                 return false
             }
         }
-        guard let wasIdle else { return }
-        stream.send(headers: wasIdle ? responseHeaders() : nil, end: .trailers(trailers(for: status)))
-        cleanUpAfterFinish()
     }
 
     private func cleanUpAfterFinish() {
