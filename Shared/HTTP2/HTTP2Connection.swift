@@ -378,6 +378,12 @@ package final class HTTP2Connection: EventLoopHandler, EventLoopFlushable, @unch
             close(reason: "peer stopped reading")
             return
         }
+        // A stream whose writer waits while its peer keeps the window shut (yet answers PINGs,
+        // so the connection looks alive) is reset: it would hold its buffer and handler forever.
+        for stream in Array(streams.values) where !stream.writabilityWaiters.isEmpty
+            && now - stream.lastOutboundProgressAt > configuration.writeStallTimeout.nanoseconds {
+            resetStream(stream, errorCode: HTTP2ErrorCode.cancel)
+        }
         if let since = idleSince, state == .active, now - since > configuration.idleTimeout.nanoseconds {
             beginGracefulShutdown()
         }

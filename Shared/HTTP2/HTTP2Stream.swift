@@ -24,6 +24,8 @@ package final class HTTP2Stream: @unchecked Sendable {
     var finalQueued = false
     var dataDeferred = false
     var writabilityWaiters: [CheckedContinuation<Void, Never>] = []
+    /// When a waiting writer last saw its bytes move (monotonic ns); see `housekeep`.
+    var lastOutboundProgressAt: UInt64 = 0
 
     // Inbound state.
     var inboundHeaderBytes = 0
@@ -82,6 +84,7 @@ package final class HTTP2Stream: @unchecked Sendable {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             loop.executeSoon {
                 if self.bufferedOutboundBytes > Self.highWaterMark && !self.closed {
+                    if self.writabilityWaiters.isEmpty { self.lastOutboundProgressAt = MonotonicClock.nanoseconds() }
                     self.writabilityWaiters.append(continuation)
                 } else {
                     continuation.resume()
@@ -115,6 +118,7 @@ package final class HTTP2Stream: @unchecked Sendable {
 
     /// Called by the connection after it sent bytes of this stream.
     func didDrainOutbound() {
+        if !writabilityWaiters.isEmpty { lastOutboundProgressAt = MonotonicClock.nanoseconds() }
         if outboundOffset == outbound.count {
             outbound.removeAll(keepingCapacity: outbound.capacity <= 64 << 10)
             outboundOffset = 0

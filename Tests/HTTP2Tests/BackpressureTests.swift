@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import Contracts
+import HTTP2
 import RPC
 import Synchronization
 import Testing
@@ -180,5 +181,52 @@ extension HTTP2ServerTests {
             #expect(await stalled.status().code == .ok)
             await server.stop()
         }
+    }
+}
+
+extension HTTP2ServerTests.BackpressureTests {
+    /// A peer that answers PINGs (so keepalive is happy) but never opens the stream's window:
+    /// the stalled stream is reset after `writeStallTimeout`, its handler ends and its buffer is
+    /// freed, while the connection itself stays up.
+    @Test func windowNeverOpened_butPingsAnswered_streamIsReset() async throws {
+        let server = try TestServer {
+            $0.http2.writeStallTimeout = .seconds(2)
+            $0.http2.keepaliveInterval = .seconds(1)
+            $0.http2.keepaliveTimeout = .seconds(1)
+        }
+        let peer = try RawHTTP2Peer(port: server.port)
+        try peer.sendPreface()
+        try peer.acknowledgeServerSettings()
+        try peer.sendHeaders(streamID: 1, GRPC.requestHeaders(path: GRPC.streamingOutputCall))
+        try peer.sendData(streamID: 1, GRPC.streamingRequest(count: 64, size: 1 << 20), endStream: true)
+        let start = ContinuousClock.now
+        var reset: RawHTTP2Frame?
+        var closed = false
+        // Read (and answer PINGs) until the server resets stream 1, for at most 8 s.
+        while reset == nil && !closed && ContinuousClock.now - start < .seconds(8) {
+            switch peer.readFrame(timeout: .milliseconds(500)) {
+            case .frame(let frame):
+                if frame.type == RawHTTP2Frame.Kind.ping && !frame.has(RawHTTP2Frame.Flags.ack) {
+                    try peer.sendPing(frame.payload, ack: true)
+                } else if frame.type == RawHTTP2Frame.Kind.rstStream && frame.streamID == 1 {
+                    reset = frame
+                }
+            case .closed: closed = true
+            case .timedOut: continue
+            }
+        }
+        let elapsed = ContinuousClock.now - start
+        #expect(!closed, "the connection was closed instead of the stream being reset")
+        #expect(reset?.errorCode == HTTP2ErrorCode.cancel, "no RST_STREAM(CANCEL) for the stalled stream")
+        #expect(elapsed < .seconds(5))
+        #expect(await server.waitForHandlersToFinish(), "the stalled stream's handler is still running")
+        #expect(server.server.bufferedOutboundBytes == 0, "the reset stream's buffer is still held")
+        // The same connection still answers a PING.
+        try peer.sendPing([1, 2, 3, 4, 5, 6, 7, 8])
+        var seen: [RawHTTP2Frame] = []
+        let pong = peer.readUntil(timeout: .seconds(2), seen: &seen) { $0.type == RawHTTP2Frame.Kind.ping && $0.has(RawHTTP2Frame.Flags.ack) }
+        #expect({ if case .frame = pong { return true } else { return false } }(), "the connection stopped answering")
+        Measure.log("window never opened, PINGs answered: stream reset after \(Measure.milliseconds(elapsed)) ms (writeStallTimeout 2 s)")
+        await server.stop()
     }
 }
