@@ -1,4 +1,4 @@
-import HTTP2
+import IOLoop
 import Synchronization
 import Testing
 
