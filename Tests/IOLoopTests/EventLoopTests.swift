@@ -83,6 +83,15 @@ import Testing
         #expect(!loop.inEventLoop)
     }
 
+    @Test func current_isTheCallingThreadsLoop_andNilElsewhere() async throws {
+        let loop = try EventLoop(name: "test-current")
+        defer { loop.stop() }
+        let onLoop = await Task(executorPreference: loop) { EventLoop.current === loop }.value
+        #expect(onLoop)
+        #expect(EventLoop.current == nil)
+        #expect(!loop.isStopping)
+    }
+
     /// Work the loop hands itself while flushing (a flush resuming a suspended writer, say) must
     /// run in the next iteration, not wait for an unrelated wakeup.
     @Test func workQueuedDuringAFlush_runsPromptly() async throws {
