@@ -1,6 +1,8 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+package import IOLoop
+
 /// Opens client HTTP/2 connections.
 package enum HTTP2Client {
     /// Connects to `host:port` on `loop` and waits until the connection is ready for streams.

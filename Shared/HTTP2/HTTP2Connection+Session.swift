@@ -1,4 +1,5 @@
 internal import CNGHTTP2
+import IOLoop
 
 /// nghttp2 session setup and its callbacks. Callbacks are non-capturing closures that find
 /// their connection through `user_data`; they never throw across C: a failure is stored in

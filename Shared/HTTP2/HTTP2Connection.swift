@@ -4,6 +4,7 @@ internal import CLinux
 #endif
 internal import CNGHTTP2
 import Synchronization
+package import IOLoop
 
 /// One HTTP/2 connection driven by nghttp2 on one event loop, as a server or a client.
 ///

@@ -3,6 +3,7 @@ import Glibc
 internal import CLinux
 #endif
 import Synchronization
+package import IOLoop
 
 /// An HTTP/2 server: one listening socket per event loop (SO_REUSEPORT), connections served on
 /// the loop that accepted them.

@@ -1,3 +1,5 @@
+package import IOLoop
+
 /// One HTTP/2 stream, server or client side.
 ///
 /// The methods without a `Loop` suffix may be called from any thread: they run at once on the

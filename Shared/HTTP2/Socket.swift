@@ -2,6 +2,7 @@
 import Glibc
 #endif
 internal import CLinux
+import IOLoop
 
 /// Thin wrappers over the POSIX socket calls the HTTP/2 layer uses. Every descriptor is
 /// non-blocking and close-on-exec.

@@ -1,63 +1,53 @@
 internal import CLibPQ
+internal import Foundation
 internal import Glibc
-import Synchronization
+package import IOLoop
 
-/// One libpq connection (`PGconn`), owned here and finished in `deinit`, the one place it is
-/// freed. Every libpq call on it runs on its own `WorkerThread`, never on Swift's cooperative
-/// pool; async methods suspend until the worker is done.
+/// One pooled libpq connection, bound to one event loop for its whole life.
+///
+/// Every libpq call on it runs on that loop (see `ConnectionDriver`): a task already running
+/// there — a gRPC handler — sends, waits and resumes on its own thread; a task elsewhere hops
+/// to the loop to send and is resumed from it. Opening is the one blocking step; it runs on a
+/// short-lived thread of its own.
 ///
 /// A connection serves one task at a time: the pool hands it out exclusively.
-package final class Connection: @unchecked Sendable {
-    // @unchecked Sendable: `handle`, `statements` and `nextStatement` are touched only inside
-    // jobs on `worker`, which runs them one at a time (plus `isReusable`, which the pool calls
-    // only while no job can run); everything else is immutable or behind a Mutex.
-    private let handle: OpaquePointer
-    private let worker: WorkerThread
-    private var statements: [StatementKey: String] = [:]
-    private var nextStatement = 1
-    private let observed = Mutex(Observed())
+package final class Connection: Sendable {
+    /// The loop every libpq call on this connection runs on.
+    let loop: EventLoop
+    private let driver: ConnectionDriver
 
     /// The server process serving this connection (`pg_backend_pid()`).
-    package let backendPID: Int32
+    package var backendPID: Int32 { driver.backendPID }
 
-    private struct StatementKey: Hashable {
-        var sql: String
-        var types: [UInt32]
-    }
-
-    /// What the last job saw, for the pool to read without a thread hop.
-    private struct Observed {
-        var isBroken = false
-        var transaction = PQTRANS_IDLE
-    }
-
-    private init(handle: OpaquePointer, worker: WorkerThread) {
-        self.handle = handle
-        self.worker = worker
-        self.backendPID = PQbackendPID(handle)
+    private init(driver: ConnectionDriver) {
+        self.loop = driver.loop
+        self.driver = driver
     }
 
     deinit {
-        PQfinish(handle)
-        worker.stop()
+        // The driver leaves the loop there; its deinit then finishes the PGconn.
+        let driver = self.driver
+        loop.execute { driver.close() }
     }
 
-    /// Opens a connection on a new worker thread.
-    package static func connect(_ configuration: PostgresConfiguration) async throws -> Connection {
-        let worker = WorkerThread(name: "pg-\(configuration.applicationName)")
-        do {
-            let opened = try await worker.run { try OpenedHandle(LibPQ.open(configuration)) }
-            return Connection(handle: opened.pointer, worker: worker)
-        } catch {
-            worker.stop()
-            throw error
+    /// Opens a connection (blocking, on a thread of its own) and binds it to `loop`.
+    package static func connect(_ configuration: PostgresConfiguration, on loop: EventLoop) async throws -> Connection {
+        let opened = try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<OpenedHandle, any Error>) in
+            let thread = Thread {
+                continuation.resume(with: Result { () throws(PostgresError) in try OpenedHandle.open(configuration) })
+            }
+            thread.name = "pg-connect"
+            thread.stackSize = 512 * 1024
+            thread.start()
         }
+        return Connection(driver: ConnectionDriver(handle: opened.pointer, loop: loop))
     }
 
     /// Runs a parameterised statement (prepared once per connection, then reused) and returns
     /// its rows. Values travel only as `params`, never inside `sql`.
     package func query(_ sql: String, _ params: [PostgresValue] = []) async throws -> PostgresRows {
-        try await onWorker { connection throws(PostgresError) in try connection.runPrepared(sql, params) }
+        // Non-empty: a query's reply without rows fails in the driver.
+        try await run(.query(sql, params))[0]
     }
 
     /// Runs a parameterised statement and returns the number of rows it affected.
@@ -69,109 +59,49 @@ package final class Connection: @unchecked Sendable {
     /// Runs SQL without parameters through the simple-query protocol, which allows several
     /// statements separated by semicolons (migrations, `BEGIN`, `COMMIT`). Never put values here.
     package func executeScript(_ sql: String) async throws {
-        try await onWorker { connection throws(PostgresError) in
-            let result = PQexec(connection.handle, sql)
-            defer { PQclear(result) }
-            try connection.check(result)
+        _ = try await run(.script(sql))
+    }
+
+    func run(_ request: ConnectionDriver.Request) async throws -> [PostgresRows] {
+        // A stopped loop would never answer.
+        guard !loop.isStopping else { throw PostgresError(code: .connectionClosed) }
+        return try await withCheckedThrowingContinuation { continuation in
+            loop.executeSoon { [driver] in driver.start(request, continuation) }
         }
     }
 
     /// True when the connection was seen broken, or holds an open or failed transaction.
     var needsDiscardOrRollback: (broken: Bool, inTransaction: Bool) {
-        observed.withLock { ($0.isBroken, $0.transaction != PQTRANS_IDLE) }
+        driver.status.withLock { ($0.isBroken, $0.transaction != PQTRANS_IDLE) }
     }
 
-    var isBroken: Bool { observed.withLock { $0.isBroken } }
+    var isBroken: Bool { driver.status.withLock { $0.isBroken } }
 
-    var isInFailedTransaction: Bool { observed.withLock { $0.transaction == PQTRANS_INERROR } }
+    var isInFailedTransaction: Bool { driver.status.withLock { $0.transaction == PQTRANS_INERROR } }
 
-    /// Cheap check before reuse: an idle connection must have nothing to read. A terminated
-    /// backend or a restarted server leaves an error message and EOF on the socket.
-    /// Called only while the connection sits idle in the pool (no job running).
+    /// Cheap check before reuse: its loop still runs, and the idle connection has nothing to
+    /// read. A terminated backend or a restarted server leaves an error message and EOF on the
+    /// socket; the loop usually sees that first and marks the connection broken. Polls the
+    /// descriptor only, from any thread: the `PGconn` itself is the loop's.
     var isReusable: Bool {
-        guard !isBroken else { return false }
-        var descriptor = pollfd(fd: PQsocket(handle), events: Int16(POLLIN), revents: 0)
-        guard descriptor.fd >= 0 else { return false }
-        return poll(&descriptor, 1, 0) == 0
-    }
-
-    func onWorker<T: Sendable>(_ body: @escaping @Sendable (Connection) throws(PostgresError) -> T) async throws -> T {
-        try await worker.run { [self] in
-            defer { recordStatus() }
-            return try body(self)
-        }
-    }
-
-    private func recordStatus() {
-        let broken = PQstatus(handle) != CONNECTION_OK
-        let transaction = PQtransactionStatus(handle)
-        observed.withLock {
-            $0.isBroken = $0.isBroken || broken
-            $0.transaction = transaction
-        }
-    }
-
-    /// The name of `sql` prepared for these parameter types, preparing it on first use.
-    private func preparedName(_ sql: String, _ params: [PostgresValue]) throws(PostgresError) -> String {
-        let types = params.map(\.type.oid)
-        let key = StatementKey(sql: sql, types: types)
-        if let cached = statements[key] { return cached }
-        let name = "rv_\(nextStatement)"
-        let result = PQprepare(handle, name, sql, Int32(params.count), types)
-        defer { PQclear(result) }
-        try check(result)
-        nextStatement += 1
-        statements[key] = name
-        return name
-    }
-
-    func runPipeline(_ batch: [PostgresStatement]) throws(PostgresError) -> [PostgresRows] {
-        guard PQstatus(handle) == CONNECTION_OK else { throw PostgresError(code: .connectionLost) }
-        var names: [String] = []
-        for statement in batch { names.append(try preparedName(statement.sql, statement.params)) }
-        do {
-            return try runPipelineOnWorker(handle, batch, names: names)
-        } catch {
-            if PQstatus(handle) != CONNECTION_OK {
-                observed.withLock { $0.isBroken = true }
-                throw PostgresError(code: .connectionLost, sqlState: error.sqlState)
-            }
-            throw error
-        }
-    }
-
-    private func runPrepared(_ sql: String, _ params: [PostgresValue]) throws(PostgresError) -> PostgresRows {
-        guard PQstatus(handle) == CONNECTION_OK else { throw PostgresError(code: .connectionLost) }
-        let name = try preparedName(sql, params)
-        let result = LibPQ.withParameters(params) { values, lengths, formats in
-            PQexecPrepared(handle, name, Int32(params.count), values, lengths, formats, 1)
-        }
-        defer { PQclear(result) }
-        try check(result)
-        return LibPQ.rows(from: result!)  // check() throws for a nil result
-    }
-
-    /// Throws unless `result` is a success; classifies lost connections.
-    private func check(_ result: OpaquePointer?) throws(PostgresError) {
-        guard let result else {
-            throw PostgresError(code: PQstatus(handle) == CONNECTION_OK ? .protocolViolation : .connectionLost)
-        }
-        let status = PQresultStatus(result)
-        if status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK { return }
-        var error = LibPQ.error(from: result)
-        if PQstatus(handle) != CONNECTION_OK || LibPQ.endsSession(error.sqlState) {
-            error.code = .connectionLost
-            observed.withLock { $0.isBroken = true }
-        } else if error.sqlState == nil {
-            error.code = .protocolViolation
-        }
-        throw error
+        var descriptor = pollfd(fd: driver.socket, events: Int16(POLLIN), revents: 0)
+        guard !isBroken, !loop.isStopping, descriptor.fd >= 0, poll(&descriptor, 1, 0) == 0 else { return false }
+        return !isBroken  // again: the loop may have dropped the socket while we polled
     }
 }
 
-/// A `PGconn` pointer in transit from the worker that opened it to its owning `Connection`.
+/// A `PGconn` in transit from the thread that opened it to its owning `ConnectionDriver`.
 private struct OpenedHandle: @unchecked Sendable {
-    // @unchecked Sendable: handed over exactly once, and used afterwards only on that worker.
+    // @unchecked Sendable: handed over exactly once, and used afterwards only on the driver's loop.
     let pointer: OpaquePointer
-    init(_ pointer: OpaquePointer) { self.pointer = pointer }
+
+    /// Connects (blocking) and switches the connection to non-blocking mode.
+    static func open(_ configuration: PostgresConfiguration) throws(PostgresError) -> OpenedHandle {
+        let pointer = try LibPQ.open(configuration)
+        guard PQsetnonblocking(pointer, 1) == 0 else {
+            PQfinish(pointer)
+            throw PostgresError(code: .connectionFailed, context: "cannot enter non-blocking mode")
+        }
+        return OpenedHandle(pointer: pointer)
+    }
 }

@@ -1,3 +1,5 @@
+import IOLoop
+
 /// The pool's bookkeeping, kept free of I/O: each method is one transition, called under the
 /// pool's lock, returning what the caller must do after unlocking (resume a waiter, close…).
 struct PoolState {
@@ -10,59 +12,96 @@ struct PoolState {
     struct Waiter {
         var id: Int
         var continuation: CheckedContinuation<Grant, any Error>
-        var timer: Task<Void, Never>?
+        /// The event loop the waiting task runs on, if any.
+        var loop: EventLoop?
+        /// When it gave up: `acquireTimeout` after it started waiting (monotonic nanoseconds).
+        var deadline: UInt64
     }
 
     enum AcquireAction {
         case grant(Grant)
-        case wait
+        /// Queued; `startSweeper` when no sweeper is watching the queue's deadlines yet.
+        case wait(startSweeper: Bool)
         case fail(PostgresError)
     }
 
     let capacity: Int
+    /// A released connection goes to a waiter on its own loop before older waiters on other
+    /// loops when that waiter started at most this long (nanoseconds) after the oldest one:
+    /// locality saves two thread hops per statement, and the bound keeps the queue fair when
+    /// one loop holds more connections than another.
+    let maxOvertake: UInt64
     private(set) var idle: [Connection] = []
     /// Connections open or being opened, idle or in use.
     private(set) var open = 0
-    /// FIFO: the longest waiter is served first.
+    /// FIFO, which is also deadline order (every waiter waits the same `acquireTimeout`).
     private(set) var waiters: [Waiter] = []
     private(set) var isClosed = false
+    /// True while a sweeper task times out waiters; at most one runs.
+    private var isSweeping = false
 
-    init(capacity: Int) { self.capacity = max(1, capacity) }
+    init(capacity: Int, maxOvertake: UInt64 = 2_000_000) {
+        self.capacity = max(1, capacity)
+        self.maxOvertake = maxOvertake
+    }
 
+    /// Locality first when the caller runs on an event loop: an idle connection bound to that
+    /// loop, else a new one (it will be bound there) while there is room, else any idle one.
+    /// Without a loop: any idle connection before a new one.
     mutating func acquire(_ waiter: Waiter) -> AcquireAction {
         if isClosed { return .fail(PostgresError(code: .connectionClosed)) }
+        if let loop = waiter.loop, let index = idle.lastIndex(where: { $0.loop === loop }) {
+            return .grant(.connection(idle.remove(at: index)))
+        }
+        if waiter.loop != nil, open < capacity {
+            open += 1
+            return .grant(.create)
+        }
         if let connection = idle.popLast() { return .grant(.connection(connection)) }
         if open < capacity {
             open += 1
             return .grant(.create)
         }
         waiters.append(waiter)
-        return .wait
+        defer { isSweeping = true }
+        return .wait(startSweeper: !isSweeping)
     }
 
-    /// Attaches a waiter's timeout task; false if the waiter was already served.
-    mutating func attachTimer(_ timer: Task<Void, Never>, to id: Int) -> Bool {
-        guard let index = waiters.firstIndex(where: { $0.id == id }) else { return false }
-        waiters[index].timer = timer
-        return true
-    }
-
-    /// Removes a waiter that timed out or was cancelled; nil if it was served meanwhile.
+    /// Removes a waiter that was cancelled; nil if it was served meanwhile.
     mutating func removeWaiter(_ id: Int) -> Waiter? {
         guard let index = waiters.firstIndex(where: { $0.id == id }) else { return nil }
         return waiters.remove(at: index)
     }
 
-    /// A healthy connection comes back: to the first waiter, else to the idle list.
-    /// Returns the waiter to resume, or the connection to drop when the pool is closed.
-    mutating func release(_ connection: Connection) -> (Waiter, Grant)? {
+    /// Removes the waiters whose deadline has passed at `now`, and says when to look again
+    /// (nil: the queue is empty and the sweeper ends; the next waiter starts a new one).
+    mutating func expire(now: UInt64) -> (expired: [Waiter], next: UInt64?) {
+        let due = waiters.prefix { $0.deadline <= now }.count
+        let expired = Array(waiters.prefix(due))
+        waiters.removeFirst(due)
+        if let first = waiters.first { return (expired, first.deadline) }
+        isSweeping = false
+        return (expired, nil)
+    }
+
+    /// A healthy connection comes back: to a waiter (see `maxOvertake`), else to the idle list.
+    /// Returns the waiter to resume; nothing when the pool is closed (the caller drops it).
+    mutating func release(_ connection: Connection, now: UInt64) -> (Waiter, Grant)? {
         if isClosed {
             open -= 1
             return nil
         }
-        if !waiters.isEmpty { return (waiters.removeFirst(), .connection(connection)) }
-        idle.append(connection)
-        return nil
+        guard let oldest = waiters.first else {
+            idle.append(connection)
+            return nil
+        }
+        var index = 0
+        if oldest.loop !== connection.loop, now < oldest.deadline,
+           let local = waiters.firstIndex(where: { $0.loop === connection.loop }),
+           waiters[local].deadline < oldest.deadline &+ maxOvertake {  // nanoseconds since boot: no overflow
+            index = local
+        }
+        return (waiters.remove(at: index), .connection(connection))
     }
 
     /// A connection was dropped (broken, or it failed to open): its slot goes to the first

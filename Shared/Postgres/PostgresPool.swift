@@ -1,17 +1,19 @@
+package import IOLoop
 package import Logging
 import Synchronization
 
 /// A bounded pool of libpq connections with a FIFO wait queue.
 ///
-/// Threading: every connection owns one dedicated OS thread that runs its blocking libpq
-/// calls (`WorkerThread`); a task using a connection suspends on a continuation while that
-/// thread works, so libpq never blocks Swift's cooperative pool. We chose this over libpq's
-/// non-blocking mode driven by an epoll loop because it keeps the whole blocking API of libpq
-/// (connect, prepare, COPY-free queries, errors) simple and obviously correct, and its costs
-/// are small at our pool sizes: one mostly-sleeping thread per connection (a 512 KiB stack)
-/// and one thread hop per statement, a few microseconds next to a localhost round trip of
-/// tens of microseconds. The listener, which waits on its socket indefinitely, uses the
-/// same idea with `poll` on its own thread.
+/// Threading: every connection runs libpq in non-blocking mode on one event loop, the one it
+/// was bound to when opened (`ConnectionDriver`). A connection opened for a task running on
+/// an event loop — a gRPC handler on its HTTP/2 loop — is bound to that loop, so the handler's
+/// statements are sent, awaited and answered on its own thread with no hop; other callers get
+/// connections bound to `group`'s loops and hop there and back once per statement. Acquiring
+/// prefers an idle connection bound to the caller's loop. Only opening blocks (on a
+/// short-lived thread of its own); the listener, which waits on its socket indefinitely,
+/// keeps a thread of its own too. Stop a loop only after the pools whose connections it
+/// drives are closed: a connection on a stopped loop is discarded when idle, but a statement
+/// in flight on it would never be answered.
 ///
 /// Connections are opened lazily up to `poolSize`, checked before reuse (a terminated
 /// backend leaves bytes on an idle socket) and replaced when broken. A call that was running
@@ -30,13 +32,17 @@ package final class PostgresPool: Sendable {
     }
 
     package let configuration: PostgresConfiguration
+    private let group: EventLoopGroup
     private let logger: Logger
     private let state: Mutex<PoolState>
     private let nextWaiterID = Atomic<Int>(0)
 
-    package init(configuration: PostgresConfiguration,
+    /// Connections opened by callers that run on no event loop are bound to `group`'s loops
+    /// (by default one loop shared by every pool in the process).
+    package init(configuration: PostgresConfiguration, group: EventLoopGroup? = nil,
                  logger: Logger = Logger(label: "rendezvous.postgres")) {
         self.configuration = configuration
+        self.group = group ?? Self.sharedGroup
         self.logger = logger
         self.state = Mutex(PoolState(capacity: configuration.poolSize))
     }
@@ -69,15 +75,22 @@ package final class PostgresPool: Sendable {
     package func close() {
         let (idle, waiters) = state.withLock { $0.close() }
         for waiter in waiters {
-            waiter.timer?.cancel()
             waiter.continuation.resume(throwing: PostgresError(code: .connectionClosed))
         }
         _ = idle  // dropping the last references finishes the connections
     }
 
+    /// The loop of connections opened off every event loop, unless the pool was given a group.
+    private static let sharedGroup: EventLoopGroup = {
+        // A failure here means the process cannot create threads or epoll instances at all.
+        try! EventLoopGroup(loopCount: 1, name: "rv-pg")
+    }()
+
     private func acquire() async throws -> Connection {
+        // A loop being stopped would never answer the connection's queries.
+        let loop = EventLoop.current.flatMap { $0.isStopping ? nil : $0 }
         while true {
-            switch try await grant() {
+            switch try await grant(on: loop) {
             case .connection(let connection):
                 if connection.isReusable { return connection }
                 logger.debug("postgres: discarding a broken idle connection",
@@ -85,7 +98,7 @@ package final class PostgresPool: Sendable {
                 resume(state.withLock { $0.discard() })
             case .create:
                 do {
-                    return try await Connection.connect(configuration)
+                    return try await Connection.connect(configuration, on: loop ?? group.next())
                 } catch {
                     resume(state.withLock { $0.discard() })
                     throw error
@@ -94,38 +107,49 @@ package final class PostgresPool: Sendable {
         }
     }
 
-    private func grant() async throws -> PoolState.Grant {
+    private func grant(on loop: EventLoop?) async throws -> PoolState.Grant {
         try Task.checkCancellation()
         let id = nextWaiterID.add(1, ordering: .relaxed).newValue
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
-                let waiter = PoolState.Waiter(id: id, continuation: continuation)
+                // Monotonic nanoseconds since boot plus seconds: centuries from overflowing.
+                let deadline = MonotonicClock.nanoseconds() &+ acquireTimeoutNanoseconds
+                let waiter = PoolState.Waiter(id: id, continuation: continuation, loop: loop, deadline: deadline)
                 switch state.withLock({ $0.acquire(waiter) }) {
                 case .grant(let grant):
                     continuation.resume(returning: grant)
                 case .fail(let error):
                     continuation.resume(throwing: error)
-                case .wait:
-                    startTimer(for: id)
+                case .wait(let startSweeper):
+                    if startSweeper { sweepExpiredWaiters(firstDeadline: deadline) }
                 }
             }
         } onCancel: {
-            if let waiter = state.withLock({ $0.removeWaiter(id) }) {
-                waiter.timer?.cancel()
-                waiter.continuation.resume(throwing: CancellationError())
+            state.withLock { $0.removeWaiter(id) }?.continuation.resume(throwing: CancellationError())
+        }
+    }
+
+    /// Fails waiters with `.poolTimeout` at their deadlines: one task while the queue is
+    /// non-empty (FIFO is deadline order, so it sleeps until the oldest waiter's), rather than
+    /// a timer per waiter.
+    private func sweepExpiredWaiters(firstDeadline: UInt64) {
+        Task { [weak self] in
+            var next: UInt64? = firstDeadline
+            while let deadline = next {
+                let now = MonotonicClock.nanoseconds()
+                if deadline > now { try? await Task.sleep(for: .nanoseconds(deadline - now)) }
+                guard let self else { return }
+                let (expired, following) = self.state.withLock { $0.expire(now: MonotonicClock.nanoseconds()) }
+                for waiter in expired {
+                    waiter.continuation.resume(throwing: PostgresError(code: .poolTimeout))
+                }
+                next = following
             }
         }
     }
 
-    private func startTimer(for id: Int) {
-        let timeout = configuration.acquireTimeout
-        let timer = Task { [weak self] in
-            try? await Task.sleep(for: timeout)
-            guard !Task.isCancelled, let self,
-                  let waiter = self.state.withLock({ $0.removeWaiter(id) }) else { return }
-            waiter.continuation.resume(throwing: PostgresError(code: .poolTimeout))
-        }
-        if !state.withLock({ $0.attachTimer(timer, to: id) }) { timer.cancel() }
+    private var acquireTimeoutNanoseconds: UInt64 {
+        UInt64(PostgresConfiguration.milliseconds(configuration.acquireTimeout)) * 1_000_000
     }
 
     private func release(_ connection: Connection) async {
@@ -140,13 +164,13 @@ package final class PostgresPool: Sendable {
         if broken {
             resume(state.withLock { $0.discard() })
         } else {
-            resume(state.withLock { $0.release(connection) })
+            let now = MonotonicClock.nanoseconds()
+            resume(state.withLock { $0.release(connection, now: now) })
         }
     }
 
     private func resume(_ handoff: (PoolState.Waiter, PoolState.Grant)?) {
         guard let (waiter, grant) = handoff else { return }
-        waiter.timer?.cancel()
         waiter.continuation.resume(returning: grant)
     }
 }

@@ -1,4 +1,5 @@
 package import HTTP2
+import IOLoop
 package import Wire
 import Synchronization
 

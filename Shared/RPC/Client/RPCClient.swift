@@ -1,4 +1,5 @@
 package import HTTP2
+package import IOLoop
 import Wire
 import Synchronization
 

@@ -1,4 +1,5 @@
 package import HTTP2
+package import IOLoop
 package import Wire
 
 /// Settings of an RPC server.

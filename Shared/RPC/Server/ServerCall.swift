@@ -1,4 +1,5 @@
 package import HTTP2
+import IOLoop
 import Wire
 import Synchronization
 

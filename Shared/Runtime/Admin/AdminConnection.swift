@@ -3,6 +3,7 @@ import Glibc
 internal import CLinux
 #endif
 import HTTP2
+import IOLoop
 
 /// One admin request: read the head, answer, close. Loop only, except `respond(with:)`'s hop.
 final class AdminConnection: EventLoopHandler, @unchecked Sendable {

@@ -3,6 +3,7 @@ import Glibc
 internal import CLinux
 #endif
 import HTTP2
+import IOLoop
 
 /// Accepts connections on the admin loop. Loop only.
 final class AdminListener: EventLoopHandler, @unchecked Sendable {

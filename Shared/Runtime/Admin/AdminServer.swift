@@ -1,4 +1,5 @@
 import HTTP2
+import IOLoop
 import Synchronization
 
 /// The HTTP/1.1 admin listener (Prometheus scrapes, container probes) on its own port and its

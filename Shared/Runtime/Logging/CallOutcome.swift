@@ -1,4 +1,5 @@
 import HTTP2
+import IOLoop
 package import RPC
 
 /// The status a call ended with, as the server reports it: the same mapping `ServerCall` applies

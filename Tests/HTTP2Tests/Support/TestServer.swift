@@ -1,5 +1,6 @@
 import Contracts
 import HTTP2
+import IOLoop
 import InteropServer
 import RPC
 import Synchronization

@@ -1,4 +1,4 @@
-import HTTP2
+import IOLoop
 import Synchronization
 import Testing
 
@@ -81,6 +81,15 @@ import Testing
         }.value
         #expect(results == [true, true, true])
         #expect(!loop.inEventLoop)
+    }
+
+    @Test func current_isTheCallingThreadsLoop_andNilElsewhere() async throws {
+        let loop = try EventLoop(name: "test-current")
+        defer { loop.stop() }
+        let onLoop = await Task(executorPreference: loop) { EventLoop.current === loop }.value
+        #expect(onLoop)
+        #expect(EventLoop.current == nil)
+        #expect(!loop.isStopping)
     }
 
     /// Work the loop hands itself while flushing (a flush resuming a suspended writer, say) must

@@ -42,6 +42,7 @@ package final class EventLoop: TaskExecutor, @unchecked Sendable {
     private let pending = Mutex(Pending())
     /// The loop thread's id (`pthread_t` is an integer on Linux); 0 until the thread runs.
     private let loopThread = Atomic<UInt>(0)
+    private let stopRequested = Atomic<Bool>(false)
 
     private var handlers: [Int32: any EventLoopHandler] = [:]
     private var flushables: [any EventLoopFlushable] = []
@@ -100,6 +101,14 @@ package final class EventLoop: TaskExecutor, @unchecked Sendable {
         loopThread.load(ordering: .relaxed) == pthread_self()
     }
 
+    /// The loop whose thread is calling, or nil off every loop thread: lets a client bind its
+    /// I/O to the loop its caller already runs on (a handler task with this loop as executor).
+    package static var current: EventLoop? {
+        // Safe: set by `run` to this thread's loop, which `run`'s caller keeps retained until
+        // `run` clears the slot on its way out.
+        pthread_getspecific(currentLoopKey).map { Unmanaged<EventLoop>.fromOpaque($0).takeUnretainedValue() }
+    }
+
     package func assertInLoop(file: StaticString = #fileID, line: UInt = #line) {
         assert(inEventLoop, "not on event loop \(name)", file: file, line: line)
     }
@@ -133,8 +142,14 @@ package final class EventLoop: TaskExecutor, @unchecked Sendable {
         }
     }
 
+    /// True once `stop()` was called: work submitted from now on may never run.
+    package var isStopping: Bool {
+        stopRequested.load(ordering: .relaxed)
+    }
+
     /// Asks the loop to finish its queued work and end its thread.
     package func stop() {
+        stopRequested.store(true, ordering: .relaxed)
         pending.withLock { $0.stopping = true }
         var one: UInt64 = 1
         _ = write(wakeFD, &one, 8)
@@ -196,6 +211,8 @@ package final class EventLoop: TaskExecutor, @unchecked Sendable {
 
     private func run() {
         loopThread.store(pthread_self(), ordering: .releasing)
+        pthread_setspecific(currentLoopKey, Unmanaged.passUnretained(self).toOpaque())
+        defer { pthread_setspecific(currentLoopKey, nil) }
         var events = [epoll_event](repeating: epoll_event(), count: 256)
         while true {
             // Work queued from this thread skips the eventfd (see `enqueueWork`); when a timer
@@ -270,3 +287,11 @@ package final class EventLoop: TaskExecutor, @unchecked Sendable {
         }
     }
 }
+
+/// The thread-specific slot behind `EventLoop.current`.
+private let currentLoopKey: pthread_key_t = {
+    var key = pthread_key_t()
+    // Fails only when the process ran out of keys (PTHREAD_KEYS_MAX, 1024), at start-up.
+    precondition(pthread_key_create(&key, nil) == 0, "pthread_key_create failed")
+    return key
+}()
