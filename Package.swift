@@ -78,7 +78,7 @@ let package = Package(
                     swiftSettings: swiftSettings),
         .testTarget(name: "HTTP2Tests", dependencies: ["HTTP2", "IOLoop", "RPC", "Contracts", "InteropServer", "TestSupport"],
                     swiftSettings: swiftSettings),
-        .testTarget(name: "RPCTests", dependencies: ["RPC", "HTTP2", "Wire", "Contracts", "TestSupport"],
+        .testTarget(name: "RPCTests", dependencies: ["RPC", "HTTP2", "IOLoop", "Wire", "Contracts", "TestSupport"],
                     swiftSettings: swiftSettings),
         .testTarget(name: "ContractsTests", dependencies: ["Contracts", "Wire", "RPC", "TestSupport"],
                     exclude: ["Fixtures"], swiftSettings: swiftSettings),

@@ -48,7 +48,8 @@ package enum TestDatabase {
         "\(prefix)_\(UUID().uuidString.prefix(8).lowercased())"
     }
 
-    /// Terminates every backend whose application_name is `applicationName`; returns how many.
+    /// Terminates every backend whose application_name is `applicationName` and waits (up to
+    /// 5 s) until they are gone: pg_terminate_backend only signals. Returns how many it signalled.
     @discardableResult
     package static func terminateBackends(applicationName: String) async throws -> Int {
         let admin = try await makeAdminPool(poolSize: 1)
@@ -58,6 +59,15 @@ package enum TestDatabase {
                 SELECT count(*) FILTER (WHERE pg_terminate_backend(pid))
                 FROM pg_stat_activity WHERE application_name = $1
                 """, [.text(applicationName)])
+        }
+        let deadline = ContinuousClock.now.advanced(by: .seconds(5))
+        while ContinuousClock.now < deadline {
+            let left = try await admin.withConnection { connection in
+                try await connection.query("SELECT count(*) FROM pg_stat_activity WHERE application_name = $1",
+                                           [.text(applicationName)])[0].decode(0, as: Int.self)
+            }
+            if left == 0 { break }
+            try await Task.sleep(for: .milliseconds(10))
         }
         return try rows[0].decode(0, as: Int.self)
     }

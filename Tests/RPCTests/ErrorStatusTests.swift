@@ -1,4 +1,5 @@
 import HTTP2
+import IOLoop
 import RPC
 import Testing
 import Wire
