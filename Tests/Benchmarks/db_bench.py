@@ -18,7 +18,7 @@ import time
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 sys.path.insert(0, os.path.dirname(__file__))
-from rpc_bench import cpu_seconds, free_port, latencies_us, parse_summary, percentile, rss_kib, varint  # noqa: E402
+from rpc_bench import cpu_seconds, free_port, latencies_us, parse_summary, percentile, rss_kib, varint, wait_for_listening  # noqa: E402
 
 PG_HOST = os.environ.get("RV_PG_HOST", "127.0.0.1")
 PG_PORT = os.environ.get("RV_PG_PORT", "7432")
@@ -74,12 +74,10 @@ def main():
     env = dict(os.environ, RV_DBBENCH_PORT=str(port), RV_DBBENCH_ADMIN_PORT=str(free_port()),
                RV_PG_URL_DBBENCH=f"postgresql://rv_testsvc:{PG_PASSWORD}@{PG_HOST}:{PG_PORT}/{PG_DB}",
                RV_DBBENCH_POOL_SIZE=os.environ.get("RV_DBBENCH_POOL_SIZE", "16"), RV_LOG_LEVEL="warning")
-    server = subprocess.Popen([server_path], env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    server = subprocess.Popen([server_path], env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
     rows = []
     try:
-        line = server.stdout.readline().decode()
-        if "listening" not in line:
-            sys.exit(f"db-bench-server did not start: {line}")
+        wait_for_listening(server)
         url = f"http://127.0.0.1:{port}/rendezvous.bench.v1.Bench/GetAccount"
         headers = ["-H", "content-type: application/grpc", "-H", "te: trailers"]
         subprocess.run(["h2load", "-n", "20000", "-c", "4", "-m", "4", *headers, "-d", body_file, url],

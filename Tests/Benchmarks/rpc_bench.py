@@ -54,6 +54,19 @@ def streaming_input_request(body_size):
     return field_bytes(1, field_bytes(2, bytes(body_size)))  # payload.body
 
 
+def wait_for_listening(server):
+    """Reads the server's stdout until its `... listening on` line."""
+    seen = []
+    for _ in range(50):
+        line = server.stdout.readline().decode()
+        seen.append(line)
+        if "listening" in line:
+            return
+        if not line:
+            break
+    sys.exit("server did not start: " + "".join(seen))
+
+
 def free_port():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -136,11 +149,12 @@ def main():
             f.write(data)
 
     port = free_port()
-    server = subprocess.Popen([args.server, "--port", str(port)], stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    # Per-call info logs would go to a pipe nobody reads: warnings only.
+    env = dict(os.environ, RV_LOG_LEVEL="warning", RV_INTEROP_ADMIN_PORT=str(free_port()))
+    server = subprocess.Popen([args.server, "--port", str(port)], env=env,
+                              stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
     try:
-        line = server.stdout.readline().decode()
-        if "listening" not in line:
-            sys.exit(f"server did not start: {line}")
+        wait_for_listening(server)
         time.sleep(0.3)
         idle_rss = rss_kib(server.pid)
         cases = [
