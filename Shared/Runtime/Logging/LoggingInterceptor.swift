@@ -34,6 +34,12 @@ package struct LoggingInterceptor: ServerInterceptor {
         }
         let elapsed = clock.now - start
         let code = CallOutcome.statusCode(for: failure, context: context)
+        let level = Self.level(for: code)
+        // Skip building the line when it would be dropped (this runs on every call).
+        guard logger.logLevel <= level else {
+            if let failure { throw failure }
+            return
+        }
         var metadata: Logger.Metadata = [
             "rpc.method": .string(context.path),
             "rpc.code": .string(code.description),
@@ -48,7 +54,7 @@ package struct LoggingInterceptor: ServerInterceptor {
                 metadata["error"] = .string(String(describing: failure))
             }
         }
-        logger.log(level: Self.level(for: code), "rpc finished", metadata: metadata)
+        logger.log(level: level, "rpc finished", metadata: metadata)
         if let failure { throw failure }
     }
 

@@ -1,5 +1,6 @@
 package import Logging
 package import RPC
+import Synchronization
 
 /// The id that ties a call's log line to the client's: `x-request-id` from the request when it
 /// is sane, otherwise 32 random hex digits.
@@ -21,13 +22,19 @@ package enum RequestID {
         return (1...128).contains(bytes.count) && bytes.allSatisfy { $0 > 0x20 && $0 < 0x7F }
     }
 
-    /// A new id: 128 random bits as 32 lowercase hex digits.
+    /// A new id: 32 lowercase hex digits, a random per-process prefix and a counter. Unique,
+    /// not secret (ids only tie log lines together), and no system call per request.
     package static func generate() -> String {
-        var generator = SystemRandomNumberGenerator()
-        let high = generator.next() as UInt64
-        let low = generator.next() as UInt64
-        return hex(high) + hex(low)
+        let sequence = counter.add(1, ordering: .relaxed).newValue
+        return prefix + hex(sequence)
     }
+
+    private static let prefix: String = {
+        var generator = SystemRandomNumberGenerator()
+        return hex(generator.next() as UInt64)
+    }()
+
+    private static let counter = Atomic<UInt64>(0)
 
     private static func hex(_ value: UInt64) -> String {
         let digits = String(value, radix: 16)
