@@ -79,7 +79,7 @@ struct IdentityService: RPCService {
         let policy = try settings.apps.policy(for: request.app)
         guard policy.allows(.email) else { throw IdentityError.signInMethodNotAllowed }
         let email = try EmailAddress(request.email)
-        let hash = try credentials.hashNewPassword(request.password, policy: policy)
+        let hash = try await credentials.hashNewPassword(request.password, policy: policy)
         return try await pool.withTransaction { connection in
             let account = try await AccountStore.create(policy: policy, username: nil, anonymous: false, on: connection)
             try await credentials.insert(account: account, email: email, passwordHash: hash, on: connection)

@@ -2,6 +2,7 @@ import Contracts
 import CryptoCore
 import Foundation
 import Postgres
+import Runtime
 
 /// Email+password credentials: scrypt hashes (per-hash random salt, constant-time compare in
 /// `PasswordHash.verify`) and a lock-out after repeated failures.
@@ -14,13 +15,18 @@ struct EmailCredentials: Sendable {
     /// Longest password accepted, in bytes: bounds the work one request can cause.
     static let maximumPasswordBytes = 1024
 
+    /// scrypt takes ~0.17 s of CPU: it runs here, one hash per core at a time, never on the
+    /// event loop that serves the call (that would stall every stream of the loop).
+    static let hashing = BlockingWorkPool(threads: ProcessInfo.processInfo.activeProcessorCount, name: "rv-scrypt")
+
     /// Checks a new password against the app's policy and hashes it (slow: ~0.1 s).
-    func hashNewPassword(_ password: String, policy: AppPolicy) throws -> String {
+    func hashNewPassword(_ password: String, policy: AppPolicy) async throws -> String {
         guard password.count >= policy.minimumPasswordLength else {
             throw IdentityError.weakPassword(minimumLength: policy.minimumPasswordLength)
         }
         guard password.utf8.count <= Self.maximumPasswordBytes else { throw IdentityError.passwordTooLong }
-        return try PasswordHash.make(password: password, parameters: parameters)
+        let parameters = self.parameters
+        return try await Self.hashing.run { try PasswordHash.make(password: password, parameters: parameters) }
     }
 
     /// Adds the credential; ALREADY_EXISTS `EMAIL_TAKEN` if the app has the email already.
@@ -46,15 +52,17 @@ struct EmailCredentials: Sendable {
                 """, [.text(app), .text(email.value)])
         }
         guard let row = rows.first else {
-            _ = try? PasswordHash.verify(password: password, encoded: Self.decoyHash)
+            _ = try? await Self.hashing.run { try PasswordHash.verify(password: password, encoded: Self.decoyHash) }
             throw IdentityError.invalidCredentials
         }
         let accountID: UUID = try row.decode(0)
         let lockedFor: Int64 = try row.decode(2)
         guard lockedFor == 0 else { throw IdentityError.tooManyAttempts(retryAfterSeconds: lockedFor) }
         let encoded: String = try row.decode(1)
-        let valid = try password.utf8.count <= Self.maximumPasswordBytes
-            && PasswordHash.verify(password: password, encoded: encoded)
+        var valid = false
+        if password.utf8.count <= Self.maximumPasswordBytes {
+            valid = try await Self.hashing.run { try PasswordHash.verify(password: password, encoded: encoded) }
+        }
         if valid {
             try await pool.withConnection { connection in
                 _ = try await connection.execute("""
