@@ -133,16 +133,8 @@ final class RejectedStream: HTTP2StreamDelegate {
     }
 
     static func respondStatus(_ stream: HTTP2Stream, _ error: RPCError) -> RejectedStream {
-        var headers = [
-            HTTP2Header(":status", "200"),
-            HTTP2Header("content-type", "application/grpc"),
-            HTTP2Header("grpc-accept-encoding", "gzip"),
-            HTTP2Header("grpc-status", String(error.code.rawValue)),
-            HTTP2Header("grpc-message", PercentEncoding.encode(error.message)),
-        ]
-        if let details = error.statusDetailsBytes() {
-            headers.append(HTTP2Header("grpc-status-details-bin", Base64.encode(details)))
-        }
+        var headers = RPCError.responseHead
+        error.appendStatusHeaders(to: &headers)
         stream.send(headers: headers, end: .endStream)
         return RejectedStream(stream: stream)
     }

@@ -314,11 +314,7 @@ package final class ServerCall: HTTP2StreamDelegate, @unchecked Sendable {
     }
 
     private func responseHeaders() -> [HTTP2Header] {
-        var headers = [
-            HTTP2Header(":status", "200"),
-            HTTP2Header("content-type", "application/grpc"),
-            HTTP2Header("grpc-accept-encoding", "gzip"),
-        ]
+        var headers = RPCError.responseHead
         if clientAcceptsGzip { headers.append(HTTP2Header("grpc-encoding", "gzip")) }
         context.initialMetadata.append(to: &headers)
         return headers
@@ -327,14 +323,7 @@ package final class ServerCall: HTTP2StreamDelegate, @unchecked Sendable {
     private func trailers(for status: RPCError?) -> [HTTP2Header] {
         var trailers: [HTTP2Header] = []
         if let status {
-            trailers.append(HTTP2Header("grpc-status", String(status.code.rawValue)))
-            if !status.message.isEmpty {
-                trailers.append(HTTP2Header("grpc-message", PercentEncoding.encode(status.message)))
-            }
-            if let details = status.statusDetailsBytes() {
-                trailers.append(HTTP2Header("grpc-status-details-bin", Base64.encode(details)))
-            }
-            status.trailers.append(to: &trailers)
+            status.appendStatusHeaders(to: &trailers)
         } else {
             trailers.append(HTTP2Header("grpc-status", "0"))
         }

@@ -6,7 +6,7 @@ import Synchronization
 package final class OutboxNotifier: Sendable {
     private struct State {
         var generation: UInt64 = 0
-        var waiters: [Int: (generation: UInt64, continuation: CheckedContinuation<Void, Never>)] = [:]
+        var waiters: [Int: CheckedContinuation<Void, Never>] = [:]
         var nextWaiter = 0
     }
 
@@ -45,7 +45,7 @@ package final class OutboxNotifier: Sendable {
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
                 let ready = state.withLock { state -> Bool in
                     if state.generation > seen || Task.isCancelled { return true }
-                    state.waiters[id] = (seen, continuation)
+                    state.waiters[id] = continuation
                     return false
                 }
                 if ready { continuation.resume() }
@@ -60,21 +60,21 @@ package final class OutboxNotifier: Sendable {
         listener.close()
         let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
             defer { state.waiters.removeAll() }
-            return state.waiters.values.map { $0.continuation }
+            return Array(state.waiters.values)
         }
         for waiter in waiters { waiter.resume() }
     }
 
     private func resume(_ id: Int) {
         let waiter = state.withLock { $0.waiters.removeValue(forKey: id) }
-        waiter?.continuation.resume()
+        waiter?.resume()
     }
 
     private func bump() {
         let ready = state.withLock { state -> [CheckedContinuation<Void, Never>] in
             state.generation += 1
             defer { state.waiters.removeAll() }
-            return state.waiters.values.map { $0.continuation }
+            return Array(state.waiters.values)
         }
         for waiter in ready { waiter.resume() }
     }
