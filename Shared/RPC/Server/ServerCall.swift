@@ -119,10 +119,11 @@ package final class ServerCall: HTTP2StreamDelegate, @unchecked Sendable {
         do {
             while let framed = try deframer.next() {
                 let message = try inflate(framed)
-                context.lastRequestCompressed = framed.compressed
                 if let inbox {
+                    // RequestStream records the flag when the handler takes the message.
                     inbox.append(message)
                 } else if singleRequest == nil {
+                    context.lastRequestCompressed = framed.compressed
                     singleRequest = message
                 } else {
                     throw RPCError(code: .invalidArgument, message: "expected one request message", reason: "TOO_MANY_MESSAGES")
