@@ -1,6 +1,7 @@
 import Auth
 import Contracts
 import CryptoCore
+import Foundation
 @testable import Identity
 import Postgres
 import RPC
@@ -63,5 +64,16 @@ func rpcError(_ body: () async throws -> Void) async -> RPCError? {
     } catch {
         Issue.record("expected an RPCError, got \(error)")
         return nil
+    }
+}
+
+extension IdentityHarness {
+    /// Makes `accountID` an admin of its app, as an operator would with SQL (or, later, an
+    /// existing admin through the API). The next refresh carries the role in its token.
+    func makeAdmin(_ accountID: String) async throws {
+        try await pool.withConnection { connection in
+            _ = try await connection.query("UPDATE identity.accounts SET role = 'admin' WHERE id = $1",
+                                           [.uuid(UUID(uuidString: accountID)!)])
+        }
     }
 }
