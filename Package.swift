@@ -65,7 +65,8 @@ let package = Package(
         .executableTarget(name: "InteropServer", dependencies: ["RPC", "Contracts", "Runtime"],
                           path: "Services/Interop", swiftSettings: swiftSettings),
 
-        .executableTarget(name: "Identity", dependencies: ["Auth", "Contracts", "CryptoCore", "Postgres", "RPC", "Runtime"],
+        .executableTarget(name: "Identity", dependencies: ["Auth", "Contracts", "CryptoCore", "Postgres", "RPC", "Runtime",
+                                                           .product(name: "Logging", package: "swift-log")],
                           path: "Services/Identity", swiftSettings: swiftSettings),
 
         .executableTarget(name: "DBBenchServer", dependencies: ["Runtime", "RPC", "Postgres", "Contracts"],

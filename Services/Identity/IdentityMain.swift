@@ -25,8 +25,10 @@ struct IdentityMain {
             let events = EventStreamService(outbox: outbox, pool: pool, notifier: notifier)
             // Events are for the other services inside the deployment; the edge does not route
             // rendezvous.events.v1 (service-to-service credentials come later).
+            var settings = IdentitySettings(keyEncryptionKey: key)
+            try settings.configureSignIn(from: context.environment, logger: context.logger)
             let server = try await IdentityServer.make(
-                pool: pool, settings: IdentitySettings(keyEncryptionKey: key), extraServices: [events],
+                pool: pool, settings: settings, extraServices: [events],
                 extraPublicMethods: ["/\(Events.serviceName)/WatchEvents"])
             context.addInterceptor(server.interceptor)
             context.addBackgroundJob("signing key rotation") {

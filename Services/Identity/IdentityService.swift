@@ -17,12 +17,13 @@ struct IdentityService: RPCService {
 
     /// Methods callable without an access token.
     static let publicMethods: Set<String> = Set(
-        ["SignInAnonymously", "SignUpWithEmail", "SignInWithEmail", "RefreshSession", "GetSigningKeys"]
+        ["SignInAnonymously", "SignUpWithEmail", "SignInWithEmail", "RefreshSession", "GetSigningKeys",
+         "SignInWithProvider", "StartPhoneSignIn", "VerifyPhoneCode"]
             .map { "/\(Identity.serviceName)/\($0)" })
 
     private var sessions: SessionStore { SessionStore(refreshTokenLifetime: settings.refreshTokenLifetime) }
     private var issuer: TokenIssuer { TokenIssuer(ring: ring, accessTokenLifetime: settings.accessTokenLifetime) }
-    private var credentials: EmailCredentials {
+    var credentials: EmailCredentials {
         EmailCredentials(parameters: settings.passwordParameters, maxFailures: settings.maxFailedSignIns,
                          failureWindow: settings.failureWindow, lockoutDuration: settings.lockoutDuration)
     }
@@ -62,6 +63,33 @@ struct IdentityService: RPCService {
         router.unary(serviceName, "GetSigningKeys") { (_: Identity.GetSigningKeysRequest, _) in
             Identity.SigningKeySet(keys: ring.publishedKeys.map(Identity.SigningKey.init),
                                    maxAgeSeconds: settings.keySetMaxAge)
+        }
+        registerAccountMethods(in: &router)
+    }
+
+    /// Apple/Google and phone sign-in, linking and deletion (their handlers live in the
+    /// Providers, Phone and Accounts folders).
+    private func registerAccountMethods(in router: inout RPCRouter) {
+        router.unary(serviceName, "SignInWithProvider") { (request: Identity.SignInWithProviderRequest, _) in
+            try await signInWithProvider(request)
+        }
+        router.unary(serviceName, "StartPhoneSignIn") { (request: Identity.StartPhoneSignInRequest, _) in
+            try await startPhoneSignIn(request)
+        }
+        router.unary(serviceName, "VerifyPhoneCode") { (request: Identity.VerifyPhoneCodeRequest, _) in
+            try await verifyPhoneCode(request)
+        }
+        router.unary(serviceName, "LinkProvider") { (request: Identity.LinkProviderRequest, context) in
+            try await linkProvider(request, caller: try context.requireAccount())
+        }
+        router.unary(serviceName, "LinkEmail") { (request: Identity.LinkEmailRequest, context) in
+            try await linkEmail(request, caller: try context.requireAccount())
+        }
+        router.unary(serviceName, "LinkPhone") { (request: Identity.LinkPhoneRequest, context) in
+            try await linkPhone(request, caller: try context.requireAccount())
+        }
+        router.unary(serviceName, "DeleteAccount") { (_: Identity.DeleteAccountRequest, context) in
+            try await deleteAccount(caller: try context.requireAccount())
         }
     }
 
@@ -138,7 +166,7 @@ struct IdentityService: RPCService {
         return Identity.SignOutResponse(revokedSessions: Int32(clamping: revoked))
     }
 
-    private func startSession(_ account: Identity.Account, deviceName: String, on connection: Connection) async throws
+    func startSession(_ account: Identity.Account, deviceName: String, on connection: Connection) async throws
         -> Identity.AuthSession {
         let created = try await sessions.create(account: account, deviceName: deviceName, on: connection)
         return try issuer.session(account: account, sessionID: created.sessionID, refreshToken: created.refreshToken,
@@ -146,13 +174,13 @@ struct IdentityService: RPCService {
     }
 
     /// `AccountCreated`, payload the `Account` message, in the sign-up's transaction.
-    private func appendAccountCreated(_ account: Identity.Account, on connection: Connection) async throws {
+    func appendAccountCreated(_ account: Identity.Account, on connection: Connection) async throws {
         try await outbox.append(OutboxEvent(type: "AccountCreated", app: account.app, aggregateID: account.id,
                                             payload: account.serializedBytes()), on: connection)
     }
 
     /// The caller's account id; tokens are ours, so a bad one means a bug or a forged claim.
-    private static func uuid(_ text: String) throws -> UUID {
+    static func uuid(_ text: String) throws -> UUID {
         guard let id = UUID(uuidString: text) else { throw IdentityError.accountNotFound }
         return id
     }

@@ -23,6 +23,14 @@ struct IdentitySettings: Sendable {
     /// scrypt cost for new password hashes.
     var passwordParameters: PasswordHash.Parameters = .interactive
     var apps: AppPolicies = .standard
+    /// Apple and Google public keys for ID tokens (`ProviderKeys`); audiences are per app.
+    var providerKeys = ProviderKeys()
+    /// Clock skew allowed on ID tokens' `exp` and `nbf`, seconds.
+    var idTokenLeeway: Int64 = 60
+    /// Phone one-time codes: lifetime, attempts, resend throttle.
+    var phoneCodes = PhoneCodeSettings()
+    /// Delivers phone one-time codes; the default writes them to the log (development only).
+    var oneTimeCodeSender: any OneTimeCodeSender = LoggedOneTimeCodeSender.standard
 
     init(keyEncryptionKey: [UInt8]) {
         self.keyEncryptionKey = keyEncryptionKey

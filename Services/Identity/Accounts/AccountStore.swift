@@ -24,18 +24,45 @@ enum AccountStore {
         throw PostgresError(code: .sqlState(.uniqueViolation), context: "no free username")
     }
 
-    /// The account with `id` in `app`, with its email if it has one.
+    /// The account with `id` in `app`, with its email (its email credential's, else a verified
+    /// one from Apple or Google), phone and sign-in methods.
     static func find(id: UUID, app: String, on connection: Connection) async throws -> Identity.Account? {
         let rows = try await connection.query("""
-            SELECT \(columns), c.email FROM identity.accounts a
+            SELECT \(columns),
+                   COALESCE(c.email, (SELECT pc.email FROM identity.provider_credentials pc
+                                      WHERE pc.account_id = a.id AND pc.email_verified AND pc.email IS NOT NULL
+                                      ORDER BY pc.created_at, pc.provider LIMIT 1)),
+                   c.email IS NOT NULL, p.phone,
+                   ARRAY(SELECT pc.provider FROM identity.provider_credentials pc WHERE pc.account_id = a.id)
+            FROM identity.accounts a
             LEFT JOIN identity.email_credentials c ON c.account_id = a.id
+            LEFT JOIN identity.phone_credentials p ON p.account_id = a.id
             WHERE a.id = $1 AND a.app = $2
             """, [.uuid(id), .text(app)])
         return try rows.first.map { row in
             var account = try account(row)
             account.email = try row.decode(8, as: String?.self) ?? ""
+            account.phone = try row.decode(10, as: String?.self) ?? ""
+            var methods = try row.decode(11, as: [String].self)
+            if try row.decode(9, as: Bool.self) { methods.append(SignInMethod.email.rawValue) }
+            if !account.phone.isEmpty { methods.append(SignInMethod.phone.rawValue) }
+            account.signInMethods = methods.sorted()
             return account
         }
+    }
+
+    /// Locks the account's row for the rest of the transaction, so changes to its credentials
+    /// happen one at a time; UNAUTHENTICATED `ACCOUNT_NOT_FOUND` when it is gone.
+    static func lock(_ id: UUID, app: String, on connection: Connection) async throws {
+        let rows = try await connection.query(
+            "SELECT 1 FROM identity.accounts WHERE id = $1 AND app = $2 FOR UPDATE", [.uuid(id), .text(app)])
+        guard !rows.isEmpty else { throw IdentityError.accountNotFound }
+    }
+
+    /// The account now has a credential: it is no longer an anonymous device account.
+    static func markLinked(_ id: UUID, on connection: Connection) async throws {
+        _ = try await connection.execute(
+            "UPDATE identity.accounts SET anonymous = false WHERE id = $1 AND anonymous", [.uuid(id)])
     }
 
     /// An account from a row starting with `columns`.

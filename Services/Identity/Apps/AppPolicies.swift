@@ -16,15 +16,16 @@ struct AppPolicies: Sendable {
     }
 
     /// The products of shared/seeds: ÉLITE is invite-only (new members wait for committee
-    /// review), Swivo and The Unseen use anonymous device accounts.
+    /// review), Swivo and The Unseen use anonymous device accounts that can later be linked to
+    /// Apple, Google or email.
     static let standard = AppPolicies([
         AppPolicy(id: "elite", signInMethods: [.apple, .phone, .email], defaultRole: "member",
                   initialMembershipStatus: "waitlisted"),
         AppPolicy(id: "firstdate", signInMethods: [.apple, .google, .email], defaultRole: "viewer",
                   initialMembershipStatus: "active"),
-        AppPolicy(id: "swivo", signInMethods: [.anonymous, .apple], defaultRole: "member",
+        AppPolicy(id: "swivo", signInMethods: [.anonymous, .apple, .google, .email], defaultRole: "member",
                   initialMembershipStatus: "active"),
-        AppPolicy(id: "unseen", signInMethods: [.anonymous, .apple], defaultRole: "member",
+        AppPolicy(id: "unseen", signInMethods: [.anonymous, .apple, .google, .email], defaultRole: "member",
                   initialMembershipStatus: "active"),
         AppPolicy(id: "momento", signInMethods: [.apple, .google, .email, .anonymous], defaultRole: "member",
                   initialMembershipStatus: "active"),

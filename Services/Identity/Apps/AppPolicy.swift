@@ -22,6 +22,12 @@ struct AppPolicy: Sendable, Hashable {
     var defaultTier = "free"
     /// Shortest password accepted at sign-up, in characters.
     var minimumPasswordLength = 10
+    /// Accepted `aud` of Apple ID tokens: the app's bundle ids (and web Services IDs). Empty
+    /// means `com.rendezvous.<id>` (see `audiences(for:)`).
+    var appleAudiences: Set<String> = []
+    /// Accepted `aud` of Google ID tokens: the app's OAuth client ids. Empty means
+    /// `com.rendezvous.<id>`.
+    var googleAudiences: Set<String> = []
 
     func allows(_ method: SignInMethod) -> Bool { signInMethods.contains(method) }
 }

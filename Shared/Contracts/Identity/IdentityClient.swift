@@ -41,6 +41,34 @@ package struct IdentityClient: Sendable {
     package func getSigningKeys(options: CallOptions = CallOptions()) async throws -> Messages.SigningKeySet {
         try await client.unary(path: Self.path("GetSigningKeys"), request: Messages.GetSigningKeysRequest(), options: options).message
     }
+
+    package func signInWithProvider(_ request: Messages.SignInWithProviderRequest, options: CallOptions = CallOptions()) async throws -> Messages.AuthSession {
+        try await client.unary(path: Self.path("SignInWithProvider"), request: request, options: options).message
+    }
+
+    package func startPhoneSignIn(_ request: Messages.StartPhoneSignInRequest, options: CallOptions = CallOptions()) async throws -> Messages.StartPhoneSignInResponse {
+        try await client.unary(path: Self.path("StartPhoneSignIn"), request: request, options: options).message
+    }
+
+    package func verifyPhoneCode(_ request: Messages.VerifyPhoneCodeRequest, options: CallOptions = CallOptions()) async throws -> Messages.AuthSession {
+        try await client.unary(path: Self.path("VerifyPhoneCode"), request: request, options: options).message
+    }
+
+    package func linkProvider(_ request: Messages.LinkProviderRequest, options: CallOptions) async throws -> Messages.Account {
+        try await client.unary(path: Self.path("LinkProvider"), request: request, options: options).message
+    }
+
+    package func linkEmail(_ request: Messages.LinkEmailRequest, options: CallOptions) async throws -> Messages.Account {
+        try await client.unary(path: Self.path("LinkEmail"), request: request, options: options).message
+    }
+
+    package func linkPhone(_ request: Messages.LinkPhoneRequest, options: CallOptions) async throws -> Messages.Account {
+        try await client.unary(path: Self.path("LinkPhone"), request: request, options: options).message
+    }
+
+    package func deleteAccount(options: CallOptions) async throws -> Messages.DeleteAccountResponse {
+        try await client.unary(path: Self.path("DeleteAccount"), request: Messages.DeleteAccountRequest(), options: options).message
+    }
 }
 
 extension CallOptions {

@@ -157,7 +157,8 @@ public enum Identity {
     }
 
     /// rendezvous.identity.v1.Account: id = 1, app = 2, username = 3, email = 4, role = 5,
-    /// tier = 6, membership_status = 7, anonymous = 8, created_at = 9.
+    /// tier = 6, membership_status = 7, anonymous = 8, created_at = 9, phone = 10,
+    /// sign_in_methods = 11.
     public struct Account: ProtoMessage {
         public var id = ""
         public var app = ""
@@ -168,6 +169,8 @@ public enum Identity {
         public var membershipStatus = ""
         public var anonymous = false
         public var createdAt: Timestamp?
+        public var phone = ""
+        public var signInMethods: [String] = []
 
         public init() {}
 
@@ -181,6 +184,8 @@ public enum Identity {
             if !membershipStatus.isEmpty { writer.writeString(field: 7, membershipStatus) }
             if anonymous { writer.writeBool(field: 8, anonymous) }
             if let createdAt { writer.writeMessage(field: 9, createdAt) }
+            if !phone.isEmpty { writer.writeString(field: 10, phone) }
+            for method in signInMethods { writer.writeString(field: 11, method) }
         }
 
         public mutating func decodeField(_ field: Int, from reader: inout ProtoReader) throws {
@@ -194,6 +199,8 @@ public enum Identity {
             case 7: membershipStatus = try reader.readString()
             case 8: anonymous = try reader.readBool()
             case 9: createdAt = try reader.mergeMessage(createdAt)
+            case 10: phone = try reader.readString()
+            case 11: signInMethods.append(try reader.readString())
             default: try reader.skipField()
             }
         }
