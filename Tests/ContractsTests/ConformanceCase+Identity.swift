@@ -110,6 +110,6 @@ extension ConformanceCase {
             ConformanceCase("twoKeys", Identity.SigningKeySet(keys: [key, second], maxAgeSeconds: 300),
                             proto: package + "SigningKeySet",
                             json: #"{"keys": [\#(keyJSON), \#(keyJSON.replacingOccurrences(of: "\"k1\"", with: "\"k2\""))], "max_age_seconds": 300}"#),
-        ]
+        ] + identityAccounts
     }()
 }
