@@ -111,8 +111,7 @@ struct IdentityService: RPCService {
         return try await pool.withTransaction { connection in
             let account = try await AccountStore.create(policy: policy, username: nil, anonymous: false, on: connection)
             try await credentials.insert(account: account, email: email, passwordHash: hash, on: connection)
-            var withEmail = account
-            withEmail.email = email.value
+            let withEmail = try await existingAccount(try Self.uuid(account.id), app: policy.id, on: connection)
             try await appendAccountCreated(withEmail, on: connection)
             return try await startSession(withEmail, deviceName: request.deviceName, on: connection)
         }

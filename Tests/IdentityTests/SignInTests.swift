@@ -98,3 +98,17 @@ import Testing
         await harness.stop()
     }
 }
+
+/// Accounts list how they can sign in: none for an anonymous device account, "email" for an
+/// email sign-up.
+extension SignInTests {
+    @Test func signInMethods_emptyForAnonymous_emailForEmailSignUp() async throws {
+        let harness = try await IdentityHarness.start()
+        let anonymous = try await harness.client.signInAnonymously(.init(app: "swivo"))
+        #expect(anonymous.account?.signInMethods == [] && anonymous.account?.phone == "")
+        let email = try await harness.client.signUpWithEmail(.init(app: "firstdate", email: IdentityHarness.uniqueEmail(),
+                                                                   password: "correct horse battery"))
+        #expect(email.account?.signInMethods == ["email"])
+        await harness.stop()
+    }
+}

@@ -16,6 +16,20 @@ extension IdentitySettings {
     /// Codes are delivered by the logging sender through `logger` (no SMS gateway is reachable
     /// from here); a warning says so when an app offers phone sign-in.
     mutating func configureSignIn(from environment: EnvironmentReader, logger: Logger) throws {
+        try loadSignIn(from: environment)
+        oneTimeCodeSender = LoggedOneTimeCodeSender(logger: logger)
+
+        let offered = Set(try apps.appIDs.flatMap { try apps.policy(for: $0).signInMethods })
+        for provider in SignInProvider.allCases where offered.contains(provider.method) && providerKeys[provider] == nil {
+            logger.warning("\(provider.environmentPrefix)_JWKS(_FILE) is not set: \(provider.rawValue) sign-in answers PROVIDER_NOT_CONFIGURED")
+        }
+        if offered.contains(.phone) {
+            logger.warning("phone one-time codes are written to the log, not sent by SMS: development only")
+        }
+    }
+
+    /// The variables `configureSignIn` reads, without the logging.
+    mutating func loadSignIn(from environment: EnvironmentReader) throws {
         providerKeys = try ProviderKeys.load(from: environment)
         apps = AppPolicies(try apps.appIDs.sorted().map { id in
             var policy = try apps.policy(for: id)
@@ -35,15 +49,6 @@ extension IdentitySettings {
         }
         if let count = try environment.integer("RV_IDENTITY_PHONE_CODE_MAX_SENDS_PER_HOUR", range: 1...100) {
             phoneCodes.maxSendsPerHour = count
-        }
-        oneTimeCodeSender = LoggedOneTimeCodeSender(logger: logger)
-
-        let offered = Set(try apps.appIDs.flatMap { try apps.policy(for: $0).signInMethods })
-        for provider in SignInProvider.allCases where offered.contains(provider.method) && providerKeys[provider] == nil {
-            logger.warning("\(provider.environmentPrefix)_JWKS(_FILE) is not set: \(provider.rawValue) sign-in answers PROVIDER_NOT_CONFIGURED")
-        }
-        if offered.contains(.phone) {
-            logger.warning("phone one-time codes are written to the log, not sent by SMS: development only")
         }
     }
 
