@@ -61,6 +61,25 @@ import Testing
         await harness.stop()
     }
 
+    @Test func numbersLastSentOverADayAgo_arePurgedByLaterSends() async throws {
+        let sender = CapturingCodeSender()
+        let harness = try await Self.start(sender)
+        let stale = IdentityHarness.uniquePhone()
+        _ = try await harness.client.startPhoneSignIn(.init(app: "elite", phone: stale))
+        let count = "SELECT count(*) FROM identity.phone_codes WHERE app = 'elite' AND phone = $1"
+        try await harness.pool.withConnection { connection in
+            _ = try await connection.execute(
+                "UPDATE identity.phone_codes SET last_sent_at = now() - interval '10 years' WHERE app = 'elite' AND phone = $1",
+                [.text(stale)])
+        }
+        _ = try await harness.client.startPhoneSignIn(.init(app: "elite", phone: IdentityHarness.uniquePhone()))
+        let left = try await harness.pool.withConnection { connection in
+            try await connection.query(count, [.text(stale)])
+        }
+        #expect(try left[0].decode(0, as: Int64.self) == 0)
+        await harness.stop()
+    }
+
     @Test func wrongCode_isInvalidCode_countingDown_andTheRightOneStillWorks() async throws {
         let sender = CapturingCodeSender()
         let harness = try await Self.start(sender)

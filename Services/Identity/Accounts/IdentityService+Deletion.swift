@@ -15,6 +15,7 @@ extension IdentityService {
                 SELECT 1 FROM identity.sessions WHERE id = $1 AND account_id = $2 AND revoked_at IS NULL
                 """, [.uuid(sessionID), .uuid(accountID)])
             guard !active.isEmpty else {
+                // Sessions go with their account: a deleted one answers ACCOUNT_NOT_FOUND here.
                 try await AccountStore.lock(accountID, app: caller.app, on: connection)
                 throw IdentityError.sessionRevoked
             }

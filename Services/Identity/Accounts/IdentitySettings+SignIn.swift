@@ -21,7 +21,8 @@ extension IdentitySettings {
 
         let offered = Set(try apps.appIDs.flatMap { try apps.policy(for: $0).signInMethods })
         for provider in SignInProvider.allCases where offered.contains(provider.method) && providerKeys[provider] == nil {
-            logger.warning("\(provider.environmentPrefix)_JWKS(_FILE) is not set: \(provider.rawValue) sign-in answers PROVIDER_NOT_CONFIGURED")
+            logger.warning("\(provider.environmentPrefix)_JWKS(_FILE) is not set: \(provider.rawValue) sign-in is refused",
+                           metadata: ["reason": "PROVIDER_NOT_CONFIGURED"])
         }
         if offered.contains(.phone) {
             logger.warning("phone one-time codes are written to the log, not sent by SMS: development only")

@@ -4,7 +4,8 @@ import Postgres
 enum SignInMigrations {
     /// An Apple or Google identity (provider, subject) signs in to one account per app; a phone
     /// number likewise. Both belong to the account and go with it (ON DELETE CASCADE).
-    /// `phone_codes` has no account: it exists before the first sign-in, and holds only hashes.
+    /// `phone_codes` has no account: it exists before the first sign-in, holds only hashes, and
+    /// is purged a day after its last send (`PhoneCodeStore.purgeStale`).
     static let credentials = Migration(version: 10, name: "provider and phone credentials, phone codes", sql: """
         CREATE TABLE identity.provider_credentials (
             account_id uuid NOT NULL REFERENCES identity.accounts (id) ON DELETE CASCADE,
@@ -37,5 +38,6 @@ enum SignInMigrations {
             sends_in_window integer NOT NULL,
             PRIMARY KEY (app, phone)
         );
+        CREATE INDEX phone_codes_by_last_sent ON identity.phone_codes (last_sent_at);
         """)
 }

@@ -14,7 +14,8 @@ extension IdentityService {
         guard policy.allows(.phone) else { throw IdentityError.signInMethodNotAllowed }
         let phone = try PhoneNumber(request.phone)
         let issue = try await pool.withTransaction { connection in
-            try await phoneCodes.issue(app: policy.id, phone: phone, on: connection)
+            try await phoneCodes.purgeStale(on: connection)
+            return try await phoneCodes.issue(app: policy.id, phone: phone, on: connection)
         }
         switch issue {
         case .throttled(let retryAfter):

@@ -84,6 +84,21 @@ struct PhoneCodeStore: Sendable {
         return .invalidCode(attemptsRemaining: max(0, settings.maxAttempts - Int(failed) - 1))
     }
 
+    /// Rows whose last code went out more than this long ago are deleted: every code and the
+    /// hourly throttle are over by then, and the number is personal data we no longer need.
+    static let retention: Int64 = 24 * 3600
+
+    /// Deletes up to `limit` stale rows, oldest first; each send does a little of this, so the
+    /// table holds about a day of numbers without a scheduled job.
+    func purgeStale(limit: Int = 100, on connection: Connection) async throws {
+        _ = try await connection.execute("""
+            DELETE FROM identity.phone_codes WHERE (app, phone) IN (
+                SELECT app, phone FROM identity.phone_codes
+                WHERE last_sent_at < now() - $1::bigint * interval '1 second'
+                ORDER BY last_sent_at LIMIT $2 FOR UPDATE SKIP LOCKED)
+            """, [.int64(Self.retention), .int64(Int64(limit))])
+    }
+
     /// Forgets the number's code and throttle (its account was deleted).
     static func forget(app: String, phone: String, on connection: Connection) async throws {
         _ = try await connection.execute(
