@@ -137,9 +137,9 @@ import Testing
     @Test func configuredAudiences_replaceTheDefault() async throws {
         let minter = try ProviderTokenMinter()
         let harness = try await IdentityHarness.startForSignIn(minter) { settings in
-            var policy = try! settings.apps.policy(for: "firstdate")  // the standard policies include firstdate
-            policy.googleAudiences = ["1234-abc.apps.googleusercontent.com"]
-            settings.apps = AppPolicies([policy])
+            settings.apps = AppPolicies([AppPolicy(id: "firstdate", signInMethods: [.google], defaultRole: "viewer",
+                                                   initialMembershipStatus: "active",
+                                                   googleAudiences: ["1234-abc.apps.googleusercontent.com"])])
         }
         let nonce = ProviderTokenMinter.makeNonce()
         var claims = ProviderTokenMinter.google(subject: Self.subject(), app: "firstdate", rawNonce: nonce)
