@@ -1,3 +1,4 @@
+import Auth
 import CryptoCore
 
 /// Identity's own settings (lifetimes, lock-out, keys), from `RV_IDENTITY_*` variables.
@@ -23,6 +24,8 @@ struct IdentitySettings: Sendable {
     /// scrypt cost for new password hashes.
     var passwordParameters: PasswordHash.Parameters = .interactive
     var apps: AppPolicies = .standard
+    /// The services accepted on internal methods (RV_SERVICE_CREDENTIALS); none refuses them all.
+    var serviceCredentials = ServiceCredentials()
 
     init(keyEncryptionKey: [UInt8]) {
         self.keyEncryptionKey = keyEncryptionKey
