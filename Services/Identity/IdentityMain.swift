@@ -7,8 +7,9 @@ import Runtime
 /// `identity`: accounts, sign-in, sessions and signing keys for every app, on 127.0.0.1:7101
 /// by default (RV_IDENTITY_PORT), schema `identity` as role rv_identity
 /// (RV_PG_URL_IDENTITY). Keys: see `KeyEncryptionKey` (RV_IDENTITY_KEY_ENCRYPTION_KEY).
-/// Services accepted on internal methods (WatchEvents): RV_SERVICE_CREDENTIALS, see
-/// `ServiceCredentials`; unset, every internal call is refused.
+/// Services accepted on internal methods (WatchEvents, DevicesInternal): RV_SERVICE_CREDENTIALS,
+/// see `ServiceCredentials`; unset, every internal call is refused. DevicesInternal is open to
+/// the services in RV_IDENTITY_PUSH_TOKEN_CALLERS (default messaging).
 @main
 struct IdentityMain {
     static func main() async {
@@ -27,6 +28,9 @@ struct IdentityMain {
             let events = EventStreamService(outbox: outbox, pool: pool, notifier: notifier)
             var settings = IdentitySettings(keyEncryptionKey: key)
             settings.serviceCredentials = try context.environment.acceptedServiceCredentials()
+            if let callers = context.environment[DeviceSettings.pushTokenCallersVariable] {
+                settings.devices.pushTokenCallers = DeviceSettings.callers(parsing: callers)
+            }
             if settings.serviceCredentials.isEmpty {
                 context.logger.warning("\(EnvironmentReader.serviceCredentialsVariable) is not set: internal methods refuse every call")
             }

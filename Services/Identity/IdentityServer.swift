@@ -31,8 +31,12 @@ struct IdentityServer: Sendable {
         let verifier = AccessTokenVerifier(configuration: .init(apps: settings.apps.appIDs),
                                            source: KeyRingSource(ring: ring, maxAge: .seconds(60)))
         let identity = IdentityService(pool: pool, settings: settings, ring: ring, outbox: try Outbox(schema: "identity"))
-        let serviceInterceptor = ServiceAuthInterceptor(credentials: settings.serviceCredentials, methods: extraInternalMethods)
-        return IdentityServer(services: [identity] + extraServices,
+        let devices = DevicesService(pool: pool, settings: settings.devices)
+        let devicesInternal = DevicesInternalService(pool: pool, settings: settings.devices, apps: settings.apps)
+        let internalMethods = DevicesInternalService.internalMethods(callers: settings.devices.pushTokenCallers)
+            .merging(extraInternalMethods) { _, extra in extra }
+        let serviceInterceptor = ServiceAuthInterceptor(credentials: settings.serviceCredentials, methods: internalMethods)
+        return IdentityServer(services: [identity, devices, devicesInternal] + extraServices,
                               interceptor: AuthInterceptor(verifier: verifier,
                                                            publicMethods: IdentityService.publicMethods.union(extraPublicMethods)
                                                                .union(serviceInterceptor.guardedMethods)),

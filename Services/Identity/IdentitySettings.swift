@@ -26,6 +26,8 @@ struct IdentitySettings: Sendable {
     var apps: AppPolicies = .standard
     /// The services accepted on internal methods (RV_SERVICE_CREDENTIALS); none refuses them all.
     var serviceCredentials = ServiceCredentials()
+    /// Push token limits and the services that may read push tokens.
+    var devices = DeviceSettings()
 
     init(keyEncryptionKey: [UInt8]) {
         self.keyEncryptionKey = keyEncryptionKey

@@ -65,6 +65,7 @@ enum IdentityMigrations {
                 );
                 """),
             try Outbox(schema: "identity").migration(version: 5),
+            DeviceMigrations.pushTokens,
         ]
     }
 }
