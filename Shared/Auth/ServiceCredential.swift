@@ -61,7 +61,8 @@ package struct ServiceCredential: Sendable, CustomStringConvertible {
 
     package var description: String { "ServiceCredential(\(name))" }
 
-    static func isValidName(_ name: String) -> Bool {
+    /// Whether `name` follows the rules of a service name.
+    package static func isValidName(_ name: String) -> Bool {
         let bytes = Array(name.utf8)
         guard let first = bytes.first, bytes.count <= 63, (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(first) else {
             return false

@@ -21,6 +21,12 @@ import Testing
         #expect(throws: ConfigurationError.self) { try Self.reader(["RV_SERVICE_NAME": "messaging"]).serviceCredential() }
         #expect(throws: ConfigurationError.self) { try Self.reader(["RV_SERVICE_SECRET": Self.secret]).serviceCredential() }
         do {
+            _ = try Self.reader(["RV_SERVICE_NAME": "Messaging", "RV_SERVICE_SECRET": Self.secret]).serviceCredential()
+            Issue.record("expected a ConfigurationError")
+        } catch {
+            #expect(error.variable == "RV_SERVICE_NAME")
+        }
+        do {
             _ = try Self.reader(["RV_SERVICE_NAME": "messaging", "RV_SERVICE_SECRET": "too-short"]).serviceCredential()
             Issue.record("expected a ConfigurationError")
         } catch {

@@ -21,6 +21,10 @@ extension EnvironmentReader {
         case (_, nil):
             throw ConfigurationError(variable: Self.serviceSecretVariable, message: "must be set with \(Self.serviceNameVariable)")
         case (let name?, let secret?):
+            guard ServiceCredential.isValidName(name) else {
+                throw ConfigurationError(variable: Self.serviceNameVariable,
+                                         message: "must be 1-63 characters of a-z, 0-9, - and _, starting with a letter")
+            }
             do {
                 return try ServiceCredential(name: name, secret: secret)
             } catch {
