@@ -1,3 +1,5 @@
+import Foundation
+
 /// Limits of the push token registry and who may read it.
 struct DeviceSettings: Sendable {
     /// Active tokens an account may hold; registering more deactivates the least recently seen.
