@@ -50,7 +50,7 @@ let package = Package(
                     .product(name: "Logging", package: "swift-log"),
                 ], path: "Shared/Postgres", swiftSettings: swiftSettings),
         .target(name: "Runtime", dependencies: [
-                    "RPC", "HTTP2", "IOLoop", "CryptoCore", "CLinux", "Postgres", "Contracts",
+                    "RPC", "HTTP2", "IOLoop", "CryptoCore", "CLinux", "Postgres", "Contracts", "Auth",
                     .product(name: "Logging", package: "swift-log"),
                     .product(name: "Metrics", package: "swift-metrics"),
                     .product(name: "Prometheus", package: "swift-prometheus"),
@@ -89,7 +89,9 @@ let package = Package(
                     swiftSettings: swiftSettings),
         .testTarget(name: "IdentityTests", dependencies: ["Identity", "Auth", "Contracts", "CryptoCore", "Postgres", "RPC", "Runtime", "TestSupport"],
                     swiftSettings: swiftSettings),
-        .testTarget(name: "RuntimeTests", dependencies: ["Runtime", "RPC", "Contracts", "Postgres", "TestSupport"],
+        .testTarget(name: "RuntimeTests", dependencies: ["Runtime", "RPC", "Contracts", "Postgres", "TestSupport", "Auth"],
+                    swiftSettings: swiftSettings),
+        .testTarget(name: "AuthTests", dependencies: ["Auth", "RPC", "Contracts", "CryptoCore"],
                     swiftSettings: swiftSettings),
     ]
 )

@@ -7,6 +7,9 @@ import Runtime
 /// `identity`: accounts, sign-in, sessions and signing keys for every app, on 127.0.0.1:7101
 /// by default (RV_IDENTITY_PORT), schema `identity` as role rv_identity
 /// (RV_PG_URL_IDENTITY). Keys: see `KeyEncryptionKey` (RV_IDENTITY_KEY_ENCRYPTION_KEY).
+/// Services accepted on internal methods (WatchEvents, DevicesInternal): RV_SERVICE_CREDENTIALS,
+/// see `ServiceCredentials`; unset, every internal call is refused. DevicesInternal is open to
+/// the services in RV_IDENTITY_PUSH_TOKEN_CALLERS (default messaging).
 @main
 struct IdentityMain {
     static func main() async {
@@ -23,14 +26,21 @@ struct IdentityMain {
             let notifier = try await OutboxNotifier(configuration: pool.configuration, channel: outbox.channel)
             context.onShutdown("outbox notifier") { notifier.close() }
             let events = EventStreamService(outbox: outbox, pool: pool, notifier: notifier)
-            // Events are for the other services inside the deployment; the edge does not route
-            // rendezvous.events.v1 (service-to-service credentials come later).
             var settings = IdentitySettings(keyEncryptionKey: key)
             try settings.configureSignIn(from: context.environment, logger: context.logger)
+            settings.serviceCredentials = try context.environment.acceptedServiceCredentials()
+            if let callers = context.environment[DeviceSettings.pushTokenCallersVariable] {
+                settings.devices.pushTokenCallers = DeviceSettings.callers(parsing: callers)
+            }
+            if settings.serviceCredentials.isEmpty {
+                context.logger.warning("\(EnvironmentReader.serviceCredentialsVariable) is not set: internal methods refuse every call")
+            }
+            // Events are for the other services inside the deployment (service credential
+            // required); the edge does not route rendezvous.events.v1.
             let server = try await IdentityServer.make(
                 pool: pool, settings: settings, extraServices: [events],
-                extraPublicMethods: ["/\(Events.serviceName)/WatchEvents"])
-            context.addInterceptor(server.interceptor)
+                extraInternalMethods: EventStreamService.internalMethods)
+            for interceptor in server.interceptors { context.addInterceptor(interceptor) }
             context.addBackgroundJob("signing key rotation") {
                 while !Task.isCancelled {
                     try await Task.sleep(for: .seconds(60))

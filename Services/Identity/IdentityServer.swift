@@ -10,12 +10,19 @@ struct IdentityServer: Sendable {
     let services: [any RPCService]
     /// Verifies access tokens with the ring's keys; guards the authenticated methods.
     let interceptor: AuthInterceptor
+    /// Checks service credentials; guards the internal methods, which `interceptor` lets pass.
+    let serviceInterceptor: ServiceAuthInterceptor
     let ring: KeyRing
     let keyStore: SigningKeyStore
 
-    /// Loads (or creates) the signing keys; `pool` must already be migrated.
+    /// Both interceptors, to install in this order.
+    var interceptors: [any ServerInterceptor] { [serviceInterceptor, interceptor] }
+
+    /// Loads (or creates) the signing keys; `pool` must already be migrated. `extraInternalMethods`
+    /// are methods of `extraServices` that only services may call (e.g. WatchEvents).
     static func make(pool: PostgresPool, settings: IdentitySettings,
-                     extraServices: [any RPCService] = [], extraPublicMethods: Set<String> = []) async throws -> IdentityServer {
+                     extraServices: [any RPCService] = [], extraPublicMethods: Set<String> = [],
+                     extraInternalMethods: [String: ServiceAccess] = [:]) async throws -> IdentityServer {
         let ring = KeyRing()
         let keyStore = SigningKeyStore(pool: pool, keyEncryptionKey: settings.keyEncryptionKey,
                                        signingPeriod: settings.keySigningPeriod, publishAhead: settings.keyPublishAhead,
@@ -24,9 +31,16 @@ struct IdentityServer: Sendable {
         let verifier = AccessTokenVerifier(configuration: .init(apps: settings.apps.appIDs),
                                            source: KeyRingSource(ring: ring, maxAge: .seconds(60)))
         let identity = IdentityService(pool: pool, settings: settings, ring: ring, outbox: try Outbox(schema: "identity"))
-        return IdentityServer(services: [identity] + extraServices,
+        let devices = DevicesService(pool: pool, settings: settings.devices)
+        let devicesInternal = DevicesInternalService(pool: pool, settings: settings.devices, apps: settings.apps)
+        let internalMethods = DevicesInternalService.internalMethods(callers: settings.devices.pushTokenCallers)
+            .merging(extraInternalMethods) { _, extra in extra }
+        let serviceInterceptor = ServiceAuthInterceptor(credentials: settings.serviceCredentials, methods: internalMethods)
+        return IdentityServer(services: [identity, devices, devicesInternal] + extraServices,
                               interceptor: AuthInterceptor(verifier: verifier,
-                                                           publicMethods: IdentityService.publicMethods.union(extraPublicMethods)),
+                                                           publicMethods: IdentityService.publicMethods.union(extraPublicMethods)
+                                                               .union(serviceInterceptor.guardedMethods)),
+                              serviceInterceptor: serviceInterceptor,
                               ring: ring, keyStore: keyStore)
     }
 }

@@ -1,3 +1,4 @@
+import Auth
 import CryptoCore
 
 /// Identity's own settings (lifetimes, lock-out, keys), from `RV_IDENTITY_*` variables.
@@ -31,6 +32,10 @@ struct IdentitySettings: Sendable {
     var phoneCodes = PhoneCodeSettings()
     /// Delivers phone one-time codes; the default writes them to the log (development only).
     var oneTimeCodeSender: any OneTimeCodeSender = LoggedOneTimeCodeSender.standard
+    /// The services accepted on internal methods (RV_SERVICE_CREDENTIALS); none refuses them all.
+    var serviceCredentials = ServiceCredentials()
+    /// Push token limits and the services that may read push tokens.
+    var devices = DeviceSettings()
 
     init(keyEncryptionKey: [UInt8]) {
         self.keyEncryptionKey = keyEncryptionKey

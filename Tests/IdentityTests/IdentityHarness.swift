@@ -28,7 +28,7 @@ final class IdentityHarness: Sendable {
         var configuration = RPCServerConfiguration()
         configuration.loopCount = 1
         let server = try RPCServer(configuration: configuration, services: identity.services,
-                                   interceptors: [identity.interceptor])
+                                   interceptors: identity.interceptors)
         try server.start()
         let rpc = RPCClient(host: "127.0.0.1", port: server.port)
         return IdentityHarness(pool: pool, identity: identity, server: server, rpc: rpc)

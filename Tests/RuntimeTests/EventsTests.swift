@@ -1,3 +1,4 @@
+import Auth
 import Contracts
 import Foundation
 import Postgres
@@ -8,16 +9,22 @@ import Testing
 import TestSupport
 
 /// The outbox, its WatchEvents stream and the exactly-once consumer, over a live socket and the
-/// real Postgres cluster.
+/// real Postgres cluster. WatchEvents is internal: callers present a service credential.
 @Suite struct EventsTests {
-    /// A producer: an outbox with its own table names and a server streaming it.
+    // Valid literals: a name of a-z and a 40-character secret.
+    static let consumerCredential = try! ServiceCredential(name: "consumer", secret: String(repeating: "c", count: 40))
+    static let watch = CallOptions.service(consumerCredential)
+
+    /// A producer: an outbox with its own table names and a server streaming it to the
+    /// services `accepted` holds.
     final class Producer: Sendable {
         let outbox: Outbox
         let pool: PostgresPool
         let notifier: OutboxNotifier
         let server: RPCServer
 
-        init(outbox: Outbox, pool: PostgresPool, port: Int = 0) async throws {
+        init(outbox: Outbox, pool: PostgresPool, port: Int = 0,
+             accepted: ServiceCredentials = ServiceCredentials([EventsTests.consumerCredential])) async throws {
             self.outbox = outbox
             self.pool = pool
             notifier = try await OutboxNotifier(configuration: TestDatabase.configuration(applicationName: "rv-tests-notifier"),
@@ -26,7 +33,9 @@ import TestSupport
             configuration.port = port
             configuration.loopCount = 1
             server = try RPCServer(configuration: configuration,
-                                   services: [EventStreamService(outbox: outbox, pool: pool, notifier: notifier)])
+                                   services: [EventStreamService(outbox: outbox, pool: pool, notifier: notifier)],
+                                   interceptors: [ServiceAuthInterceptor(credentials: accepted,
+                                                                         methods: EventStreamService.internalMethods)])
             try server.start()
         }
 
@@ -62,7 +71,8 @@ import TestSupport
         let history = try await producer.append(3)
         let client = RPCClient(host: "127.0.0.1", port: producer.server.port)
         let stream = try await client.serverStreaming(path: "/\(Events.serviceName)/WatchEvents",
-                                                      request: Events.WatchEventsRequest(afterCursor: 0), as: Events.Event.self)
+                                                      request: Events.WatchEventsRequest(afterCursor: 0), as: Events.Event.self,
+                                                      options: Self.watch)
         var received: [Events.Event] = []
         var live: [Int64] = []
         for try await event in stream {
@@ -93,7 +103,8 @@ import TestSupport
         let client = RPCClient(host: "127.0.0.1", port: producer.server.port)
         let stream = try await client.serverStreaming(
             path: "/\(Events.serviceName)/WatchEvents",
-            request: Events.WatchEventsRequest(afterCursor: first[0], types: ["B"]), as: Events.Event.self)
+            request: Events.WatchEventsRequest(afterCursor: first[0], types: ["B"]), as: Events.Event.self,
+            options: Self.watch)
         var cursors: [Int64] = []
         for try await event in stream {
             cursors.append(event.cursor)
@@ -111,7 +122,8 @@ import TestSupport
         let producer = try await Producer(outbox: try await Self.makeOutbox(pool: pool), pool: pool)
         let client = RPCClient(host: "127.0.0.1", port: producer.server.port)
         let stream = try await client.serverStreaming(path: "/\(Events.serviceName)/WatchEvents",
-                                                      request: Events.WatchEventsRequest(afterCursor: -5), as: Events.Event.self)
+                                                      request: Events.WatchEventsRequest(afterCursor: -5), as: Events.Event.self,
+                                                      options: Self.watch)
         await #expect(throws: RPCError.self) {
             for try await _ in stream {}
         }
@@ -120,6 +132,65 @@ import TestSupport
         #expect(status.reason == "INVALID_CURSOR")
         await producer.stop()
         client.close()
+    }
+
+    /// The final status of a WatchEvents call made with `options`; records an issue if any
+    /// event arrived.
+    static func watchStatus(port: Int, _ options: CallOptions) async throws -> RPCError {
+        let client = RPCClient(host: "127.0.0.1", port: port)
+        defer { client.close() }
+        let stream = try await client.serverStreaming(path: "/\(Events.serviceName)/WatchEvents",
+                                                      request: Events.WatchEventsRequest(afterCursor: 0), as: Events.Event.self,
+                                                      options: options)
+        var received = 0
+        do {
+            for try await _ in stream { received += 1 }
+        } catch {}
+        #expect(received == 0)
+        return await stream.status()
+    }
+
+    @Test func watchEvents_withoutAcceptedCredential_isUnauthenticated_andSendsNothing() async throws {
+        let pool = try await TestDatabase.makePool()
+        defer { pool.close() }
+        let producer = try await Producer(outbox: try await Self.makeOutbox(pool: pool), pool: pool)
+        try await producer.append(2)
+        let port = producer.server.port
+
+        let missing = try await Self.watchStatus(port: port, CallOptions())
+        #expect(missing.code == .unauthenticated && missing.reason == "MISSING_SERVICE_CREDENTIAL")
+        let bearer = try await Self.watchStatus(port: port, CallOptions(metadata: Metadata(["authorization": "Bearer abc.def.ghi"])))
+        #expect(bearer.code == .unauthenticated && bearer.reason == "MISSING_SERVICE_CREDENTIAL")
+        let wrongSecret = try ServiceCredential(name: "consumer", secret: String(repeating: "w", count: 40))
+        let bad = try await Self.watchStatus(port: port, .service(wrongSecret))
+        #expect(bad.code == .unauthenticated && bad.reason == "BAD_SERVICE_CREDENTIAL")
+        await producer.stop()
+    }
+
+    @Test func watchEvents_producerWithNoAcceptedCallers_refusesEveryConsumer() async throws {
+        let pool = try await TestDatabase.makePool()
+        defer { pool.close() }
+        let producer = try await Producer(outbox: try await Self.makeOutbox(pool: pool), pool: pool, accepted: ServiceCredentials())
+        let status = try await Self.watchStatus(port: producer.server.port, Self.watch)
+        #expect(status.code == .unauthenticated && status.reason == "BAD_SERVICE_CREDENTIAL")
+        await producer.stop()
+    }
+
+    @Test func watchEvents_servedWithoutTheInterceptor_refusesEveryCall() async throws {
+        let pool = try await TestDatabase.makePool()
+        defer { pool.close() }
+        let outbox = try await Self.makeOutbox(pool: pool)
+        let notifier = try await OutboxNotifier(configuration: TestDatabase.configuration(applicationName: "rv-tests-notifier"),
+                                                channel: outbox.channel)
+        defer { notifier.close() }
+        var configuration = RPCServerConfiguration()
+        configuration.loopCount = 1
+        let server = try RPCServer(configuration: configuration,
+                                   services: [EventStreamService(outbox: outbox, pool: pool, notifier: notifier)])
+        try server.start()
+        let status = try await Self.watchStatus(port: server.port, Self.watch)
+        #expect(status.code == .unauthenticated && status.reason == "MISSING_SERVICE_CREDENTIAL")
+        await server.shutdown(gracePeriod: .zero)
     }
 
     @Test func outbox_rejectsNamesThatAreNotIdentifiers() {
@@ -151,7 +222,8 @@ import TestSupport
         let client = RPCClient(host: "127.0.0.1", port: port)
         defer { client.close() }
         let source = TestDatabase.uniqueName("source")
-        let consumer = try EventConsumer(source: source, schema: "testsvc", pool: consumerPool, client: client) { event, connection in
+        let consumer = try EventConsumer(source: source, schema: "testsvc", pool: consumerPool, client: client,
+                                         credential: Self.consumerCredential) { event, connection in
             _ = try await connection.execute("INSERT INTO testsvc.\(applied) (event_id, cursor) VALUES ($1, $2)",
                                              [.text(event.id), .int64(event.cursor)])
         }

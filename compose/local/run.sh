@@ -6,6 +6,25 @@ cd "$(dirname "$0")/../.."
 BIN=${RV_BIN_DIR:-.build/release}
 eval "$(bash compose/local/db.sh env)"
 
+# Service-to-service credentials (Shared/Auth/ServiceCredential.swift): a random secret per
+# service for this run, unless RV_SERVICE_SECRET_<NAME> gives one. Every service accepts them all
+# on its internal methods (RV_SERVICE_CREDENTIALS) and presents its own (RV_SERVICE_NAME,
+# RV_SERVICE_SECRET). Services that are not built yet simply never use theirs.
+declare -A service_secret
+accepted=""
+for svc in identity discovery messaging production media; do
+    given="RV_SERVICE_SECRET_${svc^^}"
+    service_secret[$svc]="${!given:-$(head -c 32 /dev/urandom | od -An -v -tx1 | tr -d ' \n')}"
+    accepted+="${accepted:+,}$svc=${service_secret[$svc]}"
+done
+export RV_SERVICE_CREDENTIALS="${RV_SERVICE_CREDENTIALS:-$accepted}"
+
+# Runs a service executable with its own credential (exec: `$!` is then the service itself).
+as_service() {
+    local svc=$1; shift
+    exec env RV_SERVICE_NAME="$svc" RV_SERVICE_SECRET="${service_secret[$svc]}" "$@"
+}
+
 pids=()
 stop() {
     trap - INT TERM
@@ -17,7 +36,7 @@ trap stop INT TERM
 # Services that exist so far; each listens on its documented port (ARCHITECTURE.md).
 "$BIN/interop-server" --port "${RV_INTEROP_PORT:-7199}" &
 pids+=($!)
-"$BIN/identity" &
+as_service identity "$BIN/identity" &
 pids+=($!)
 
 echo "rendezvous: running ${#pids[@]} process(es); Ctrl-C stops them"

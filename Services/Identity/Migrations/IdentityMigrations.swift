@@ -66,6 +66,7 @@ enum IdentityMigrations {
                 """),
             try Outbox(schema: "identity").migration(version: 5),
             SignInMigrations.credentials,
+            DeviceMigrations.pushTokens,
         ]
     }
 }

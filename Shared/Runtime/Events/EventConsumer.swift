@@ -1,3 +1,4 @@
+package import Auth
 package import Contracts
 package import Logging
 package import Postgres
@@ -6,6 +7,9 @@ package import RPC
 /// Applies another service's events exactly once: follows its `WatchEvents` stream, applies
 /// each event and stores the cursor in the same transaction of the consumer's own schema,
 /// and reconnects with backoff when the stream breaks.
+///
+/// `WatchEvents` is an internal method: the producer refuses a consumer without a service
+/// credential it accepts (UNAUTHENTICATED, retried with backoff like any broken stream).
 package struct EventConsumer: Sendable {
     /// Names the stream this consumer follows (a key in `<schema>.event_cursors`).
     package let source: String
@@ -13,13 +17,15 @@ package struct EventConsumer: Sendable {
     package let pool: PostgresPool
     package let client: RPCClient
     package let types: [String]
+    /// This service's credential, presented to the producer on every `WatchEvents` call.
+    package let credential: ServiceCredential?
     package let logger: Logger
     /// Applies one event inside the consumer's transaction; throwing rolls the event back and
     /// the consumer retries it after a backoff.
     package let apply: @Sendable (Events.Event, Connection) async throws -> Void
 
     package init(source: String, schema: String, pool: PostgresPool, client: RPCClient, types: [String] = [],
-                 logger: Logger = Logger(label: "rendezvous.events.consumer"),
+                 credential: ServiceCredential? = nil, logger: Logger = Logger(label: "rendezvous.events.consumer"),
                  apply: @escaping @Sendable (Events.Event, Connection) async throws -> Void) throws {
         guard Outbox.isIdentifier(schema) else {
             throw PostgresError(code: .protocolViolation, context: "consumer schema must be a lower-case identifier")
@@ -29,6 +35,7 @@ package struct EventConsumer: Sendable {
         self.pool = pool
         self.client = client
         self.types = types
+        self.credential = credential
         self.logger = logger
         self.apply = apply
     }
@@ -81,7 +88,7 @@ package struct EventConsumer: Sendable {
         let stream = try await client.serverStreaming(
             path: "/\(Events.serviceName)/WatchEvents",
             request: Events.WatchEventsRequest(afterCursor: after, types: types),
-            as: Events.Event.self)
+            as: Events.Event.self, options: credential.map { CallOptions.service($0) } ?? CallOptions())
         for try await event in stream {
             try await applyOnce(event)
         }

@@ -1,10 +1,18 @@
+package import Auth
 import Contracts
 package import Postgres
 package import RPC
 
 /// `rendezvous.events.v1.EventStream`: serves one outbox as a resumable stream — history from
 /// the requested cursor, then live events as their transactions commit.
+///
+/// The stream is for the other services of the deployment, not for apps: serve it behind a
+/// `ServiceAuthInterceptor` guarding `internalMethods` (without one every call is refused
+/// with MISSING_SERVICE_CREDENTIAL), and keep it off the gRPC edge.
 package struct EventStreamService: RPCService {
+    /// `WatchEvents`, open to every service the server accepts a credential from.
+    package static let internalMethods: [String: ServiceAccess] = ["/\(Events.serviceName)/WatchEvents": .anyService]
+
     package let outbox: Outbox
     package let pool: PostgresPool
     package let notifier: OutboxNotifier
@@ -23,7 +31,10 @@ package struct EventStreamService: RPCService {
 
     package func register(in router: inout RPCRouter) {
         router.serverStreaming(serviceName, "WatchEvents") {
-            (request: Events.WatchEventsRequest, writer: ResponseWriter<Events.Event>, _) in
+            (request: Events.WatchEventsRequest, writer: ResponseWriter<Events.Event>, context) in
+            // The interceptor checked the credential; refusing here too keeps the stream closed
+            // on a server assembled without it.
+            _ = try context.requireService()
             try await watch(request, writer)
         }
     }

@@ -1,0 +1,81 @@
+import Auth
+import Contracts
+import Foundation
+import Postgres
+import RPC
+
+/// `rendezvous.identity.v1.Devices`: the caller's own push tokens. Every method needs an
+/// access token; rows are the caller's account's, in the caller's app.
+struct DevicesService: RPCService {
+    let pool: PostgresPool
+    let settings: DeviceSettings
+
+    var serviceName: String { Devices.serviceName }
+
+    private var store: PushTokenStore { PushTokenStore(settings: settings) }
+
+    func register(in router: inout RPCRouter) {
+        router.unary(serviceName, "RegisterPushToken") { (request: Devices.RegisterPushTokenRequest, context) in
+            let caller = try context.requireAccount()
+            return try await register(try PushTokenRegistration(request), caller: caller)
+        }
+        router.unary(serviceName, "RefreshPushToken") { (request: Devices.RefreshPushTokenRequest, context) in
+            try await refresh(request, caller: try context.requireAccount())
+        }
+        router.unary(serviceName, "UnregisterPushToken") { (request: Devices.UnregisterPushTokenRequest, context) in
+            let caller = try context.requireAccount()
+            let token = try PushPlatform.lookupToken(request.token)
+            let removed = try await pool.withConnection { connection in
+                try await store.delete(token, accountID: try Self.accountID(caller), app: caller.app, on: connection)
+            }
+            return Devices.UnregisterPushTokenResponse(removed: removed)
+        }
+        router.unary(serviceName, "ListMyPushTokens") { (_: Devices.ListMyPushTokensRequest, context) in
+            let caller = try context.requireAccount()
+            let tokens = try await pool.withConnection { connection in
+                try await store.list(accountID: try Self.accountID(caller), app: caller.app, on: connection)
+            }
+            return Devices.ListMyPushTokensResponse(tokens: tokens.map(\.message))
+        }
+    }
+
+    private func register(_ registration: PushTokenRegistration, caller: AuthenticatedAccount) async throws -> Devices.PushToken {
+        let accountID = try Self.accountID(caller)
+        return try await pool.withTransaction { connection in
+            guard try await store.lockAccount(accountID, app: caller.app, on: connection) else {
+                throw IdentityError.accountNotFound
+            }
+            let stored = try await store.upsert(registration, accountID: accountID, app: caller.app, on: connection)
+            try await store.enforceLimits(after: stored, on: connection)
+            return stored.message
+        }
+    }
+
+    /// Replaces one of the caller's tokens by the one the OS rotated it to, keeping its
+    /// platform, environment and device.
+    private func refresh(_ request: Devices.RefreshPushTokenRequest, caller: AuthenticatedAccount) async throws -> Devices.PushToken {
+        let accountID = try Self.accountID(caller)
+        let oldToken = try PushPlatform.lookupToken(request.oldToken)
+        return try await pool.withTransaction { connection in
+            guard try await store.lockAccount(accountID, app: caller.app, on: connection) else {
+                throw IdentityError.accountNotFound
+            }
+            guard let old = try await store.findForUpdate(oldToken, accountID: accountID, app: caller.app, on: connection) else {
+                throw DeviceError.pushTokenNotFound
+            }
+            let registration = try PushTokenRegistration(replacing: old, with: request.newToken, appVersion: request.appVersion)
+            if registration.token != old.token {
+                try await store.delete(id: old.id, accountID: accountID, on: connection)
+            }
+            let stored = try await store.upsert(registration, accountID: accountID, app: caller.app, on: connection)
+            try await store.enforceLimits(after: stored, on: connection)
+            return stored.message
+        }
+    }
+
+    /// The caller's account id; tokens are ours, so a bad one means a bug or a forged claim.
+    static func accountID(_ caller: AuthenticatedAccount) throws -> UUID {
+        guard let id = UUID(uuidString: caller.accountID) else { throw IdentityError.accountNotFound }
+        return id
+    }
+}
