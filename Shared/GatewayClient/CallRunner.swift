@@ -51,14 +51,17 @@ struct CallRunner: Sendable {
         guard method.authentication == .session else { return try await body(CallOptions(timeout: timeout)) }
         let clock = ContinuousClock()
         let end = clock.now + timeout
-        let token = try await sessions.accessToken()
-        do {
-            return try await body(.bearer(token, timeout: end - clock.now))
-        } catch let error as RPCError where error.code == .unauthenticated {
-            let refreshed = try await sessions.refreshed(after: token)
+        func left() throws -> Duration {
             let left = end - clock.now
             guard left > .zero else { throw RPCError(code: .deadlineExceeded, message: "deadline exceeded") }
-            return try await body(.bearer(refreshed.accessToken, timeout: left))
+            return left
+        }
+        let token = try await sessions.accessToken()
+        do {
+            return try await body(.bearer(token, timeout: try left()))
+        } catch let error as RPCError where error.code == .unauthenticated {
+            let refreshed = try await sessions.refreshed(after: token)
+            return try await body(.bearer(refreshed.accessToken, timeout: try left()))
         }
     }
 }

@@ -2,7 +2,6 @@ import Contracts
 import CryptoCore
 import HTTP2
 public import RPC
-import Synchronization
 
 /// The one object a mobile app embeds to talk to Rendezvous: typed per-service APIs
 /// (`client.identity.signInWithEmail(…)`), the signed-in session kept in a `TokenStore` and

@@ -7,11 +7,13 @@ import Testing
 func withScriptedServer<T>(
     _ service: ScriptedIdentityService,
     store: any TokenStore = InMemoryTokenStore(),
+    configureServer: (inout RPCServerConfiguration) -> Void = { _ in },
     configure: (inout GatewayConfiguration) -> Void = { _ in },
     _ body: (GatewayClient) async throws -> T
 ) async throws -> T {
     var serverConfiguration = RPCServerConfiguration()
     serverConfiguration.loopCount = 1
+    configureServer(&serverConfiguration)
     let server = try RPCServer(configuration: serverConfiguration, services: [service])
     let port = try server.start()
     var configuration = GatewayConfiguration(host: "127.0.0.1", port: port, security: .plaintext, app: "swivo",
