@@ -49,10 +49,12 @@ run: release db-start
 	bash compose/local/run.sh
 
 ## bench: RPC benchmarks over the wire (h2load): throughput, latency percentiles, CPU and memory;
-## then the DB-backed RPC next to pgbench on the same cluster.
+## then the DB-backed RPC next to pgbench on the same cluster; then identity's sign-in, refresh
+## and read workloads (identity-bench, our own gRPC client).
 bench: release db-start
 	python3 Tests/Benchmarks/rpc_bench.py
 	python3 Tests/Benchmarks/db_bench.py
+	python3 Tests/Benchmarks/identity_bench.py
 
 ## fuzz: libFuzzer on the protobuf decoder and the gRPC deframer for FUZZ_SECONDS.
 fuzz: deps

@@ -15,6 +15,8 @@ let package = Package(
         .executable(name: "db-bench-server", targets: ["DBBenchServer"]),
         .executable(name: "identity", targets: ["Identity"]),
         .library(name: "Contracts", targets: ["Contracts"]),
+        .library(name: "GatewayClient", targets: ["GatewayClient"]),
+        .executable(name: "identity-bench", targets: ["IdentityBench"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
@@ -58,6 +60,9 @@ let package = Package(
                 ], path: "Shared/Runtime", swiftSettings: swiftSettings),
         .target(name: "Auth", dependencies: ["CryptoCore", "RPC", "Contracts"], path: "Shared/Auth",
                 swiftSettings: swiftSettings),
+        // HTTP2 and CryptoCore are RPC's own dependencies, named here only for the TLS settings.
+        .target(name: "GatewayClient", dependencies: ["RPC", "Contracts", "HTTP2", "CryptoCore"],
+                path: "Shared/GatewayClient", swiftSettings: swiftSettings),
         .target(name: "TestSupport", dependencies: ["RPC", "Contracts", "CryptoCore", "Postgres"], path: "Shared/TestSupport",
                 swiftSettings: swiftSettings),
 
@@ -71,6 +76,9 @@ let package = Package(
 
         .executableTarget(name: "DBBenchServer", dependencies: ["Runtime", "RPC", "Postgres", "Contracts"],
                           path: "Tests/Benchmarks/DBBenchServer", swiftSettings: swiftSettings),
+
+        .executableTarget(name: "IdentityBench", dependencies: ["RPC", "Contracts"],
+                          path: "Tests/Benchmarks/IdentityBench", swiftSettings: swiftSettings),
 
         // Tests.
         .testTarget(name: "WireTests", dependencies: ["Wire"], swiftSettings: swiftSettings),
@@ -88,6 +96,9 @@ let package = Package(
         .testTarget(name: "PostgresTests", dependencies: ["Postgres", "IOLoop", "TestSupport"],
                     swiftSettings: swiftSettings),
         .testTarget(name: "IdentityTests", dependencies: ["Identity", "Auth", "Contracts", "CryptoCore", "Postgres", "RPC", "Runtime", "TestSupport"],
+                    swiftSettings: swiftSettings),
+        .testTarget(name: "GatewayClientTests", dependencies: ["GatewayClient", "Contracts", "RPC", "TestSupport",
+                                                            "CryptoCore", "HTTP2"],
                     swiftSettings: swiftSettings),
         .testTarget(name: "RuntimeTests", dependencies: ["Runtime", "RPC", "Contracts", "Postgres", "TestSupport", "Auth"],
                     swiftSettings: swiftSettings),

@@ -1,0 +1,60 @@
+/// The command line of `identity-bench`.
+struct BenchOptions {
+    var host = "127.0.0.1"
+    var port = 7101
+    /// Seconds each measured run lasts.
+    var seconds = 10
+    /// HTTP/2 connections the streams share.
+    var connections = 4
+    /// Concurrent streams of the fast workloads.
+    var streamCounts = [16, 64]
+    /// Concurrent streams of the password-hashing workload.
+    var hashingStreams = 4
+    /// Seconds of unmeasured load before the runs (pool connections, caches, page faults).
+    var warmupSeconds = 2
+    /// The identity server's pid, to report its CPU use per run.
+    var serverPID: Int32?
+    /// Run only the workloads whose names contain one of these.
+    var only: [String] = []
+
+    static let usage = """
+        usage: identity-bench [--host H] [--port P] [--seconds N] [--connections N] [--streams 16,64]
+                              [--hashing-streams N] [--warmup N] [--server-pid PID] [--only name,name]
+        """
+
+    struct Invalid: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    static func parse(_ arguments: [String]) throws -> BenchOptions {
+        var options = BenchOptions()
+        var remaining = arguments[...]
+        func value(_ flag: String) throws -> String {
+            guard let value = remaining.popFirst() else { throw Invalid(description: "\(flag) needs a value\n\(usage)") }
+            return value
+        }
+        func number(_ flag: String) throws -> Int {
+            let text = try value(flag)
+            guard let number = Int(text), number > 0 else { throw Invalid(description: "\(flag): not a positive number: \(text)") }
+            return number
+        }
+        while let flag = remaining.popFirst() {
+            switch flag {
+            case "--host": options.host = try value(flag)
+            case "--port": options.port = try number(flag)
+            case "--seconds": options.seconds = try number(flag)
+            case "--connections": options.connections = try number(flag)
+            case "--hashing-streams": options.hashingStreams = try number(flag)
+            case "--warmup": options.warmupSeconds = try Int(value(flag)) ?? 0
+            case "--server-pid": options.serverPID = Int32(try number(flag))
+            case "--streams":
+                let counts = try value(flag).split(separator: ",").compactMap { Int($0) }.filter { $0 > 0 }
+                guard !counts.isEmpty else { throw Invalid(description: "--streams: a list such as 16,64") }
+                options.streamCounts = counts
+            case "--only": options.only = try value(flag).split(separator: ",").map(String.init)
+            default: throw Invalid(description: "unknown argument \(flag)\n\(usage)")
+            }
+        }
+        return options
+    }
+}

@@ -1,0 +1,98 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+import TestSupport
+
+/// One of the package's service executables running as a child process, as it runs in
+/// production: started with its environment, ready once it prints `<name> listening on
+/// HOST:PORT`, stopped with SIGTERM (SIGKILL if it does not exit). Its standard error goes to
+/// a log file that failures can show.
+final class EndToEndServiceProcess: Sendable {
+    let name: String
+    let port: Int
+    let logFile: String
+    private let process: Process
+
+    private init(name: String, port: Int, logFile: String, process: Process) {
+        self.name = name
+        self.port = port
+        self.logFile = logFile
+        self.process = process
+    }
+
+    /// Starts executable `name` from this build and waits (on a thread of its own, never one of
+    /// Swift's few cooperative threads) for its listening line.
+    static func start(_ name: String, environment: [String: String],
+                      timeout: Duration = .seconds(60)) async throws -> EndToEndServiceProcess {
+        let executable = try executablePath(name)
+        return try await Subprocess.onDedicatedThread {
+            Result { try launch(name: name, executable: executable, environment: environment, timeout: timeout) }
+        }.get()
+    }
+
+    /// The executable built beside this test bundle, in `.build/debug`, or in `RV_BIN_DIR`.
+    static func executablePath(_ name: String) throws -> String {
+        var candidates = [
+            URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent(name).path,
+            RepositoryPaths.root.appendingPathComponent(".build/debug/\(name)").path,
+        ]
+        if let folder = ProcessInfo.processInfo.environment["RV_BIN_DIR"] {
+            candidates.insert(URL(fileURLWithPath: folder).appendingPathComponent(name).path, at: 0)
+        }
+        guard let found = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
+            throw SubprocessError(message: "\(name) is not built (looked at \(candidates)); run `swift build` first")
+        }
+        return found
+    }
+
+    private static func launch(name: String, executable: String, environment: [String: String],
+                               timeout: Duration) throws -> EndToEndServiceProcess {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = []
+        var env = ProcessInfo.processInfo.environment
+        for (key, value) in environment { env[key] = value }
+        process.environment = env
+        let output = Pipe()
+        process.standardOutput = output
+        let logFile = NSTemporaryDirectory() + "\(name)-e2e-\(UUID().uuidString).log"
+        _ = FileManager.default.createFile(atPath: logFile, contents: nil)
+        process.standardError = FileHandle(forWritingAtPath: logFile)
+        try process.run()
+
+        let prefix = "\(name) listening on "
+        var text = ""
+        let deadline = Date().addingTimeInterval(Double(timeout.components.seconds))
+        while Date() < deadline {
+            let chunk = output.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            text += String(decoding: chunk, as: UTF8.self)
+            if let line = text.split(separator: "\n").first(where: { $0.hasPrefix(prefix) }),
+               let port = line.split(separator: ":").last.flatMap({ Int($0.trimmingCharacters(in: .whitespaces)) }) {
+                return EndToEndServiceProcess(name: name, port: port, logFile: logFile, process: process)
+            }
+        }
+        terminate(process)
+        let log = (try? String(contentsOfFile: logFile, encoding: .utf8)) ?? ""
+        throw SubprocessError(message: "\(name) did not start listening; stdout:\n\(text)\nstderr:\n\(log)")
+    }
+
+    /// The child's standard error so far.
+    var log: String { (try? String(contentsOfFile: logFile, encoding: .utf8)) ?? "" }
+
+    /// SIGTERM, then SIGKILL after `grace`; returns once the child exited.
+    func stop(grace: Duration = .seconds(5)) async {
+        await Subprocess.onDedicatedThread { [process] in Self.terminate(process, grace: grace) }
+        try? FileManager.default.removeItem(atPath: logFile)
+    }
+
+    private static func terminate(_ process: Process, grace: Duration = .seconds(5)) {
+        guard process.isRunning else { return }
+        process.terminate()
+        let deadline = Date().addingTimeInterval(Double(grace.components.seconds))
+        while process.isRunning && Date() < deadline { usleep(10_000) }
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        process.waitUntilExit()
+    }
+}
