@@ -18,6 +18,8 @@ struct IdentityMain {
             if isDevelopment {
                 context.logger.warning("\(KeyEncryptionKey.variable) is not set: signing keys are sealed with the development key")
             }
+            var settings = IdentitySettings(keyEncryptionKey: key)
+            try AppStoreSettings.load(from: context.environment, into: &settings)
             let pool = try await context.makePostgresPool(schema: "identity", migrations: try IdentityMigrations.all())
             let outbox = try Outbox(schema: "identity")
             let notifier = try await OutboxNotifier(configuration: pool.configuration, channel: outbox.channel)
@@ -26,7 +28,7 @@ struct IdentityMain {
             // Events are for the other services inside the deployment; the edge does not route
             // rendezvous.events.v1 (service-to-service credentials come later).
             let server = try await IdentityServer.make(
-                pool: pool, settings: IdentitySettings(keyEncryptionKey: key), extraServices: [events],
+                pool: pool, settings: settings, extraServices: [events],
                 extraPublicMethods: ["/\(Events.serviceName)/WatchEvents"])
             context.addInterceptor(server.interceptor)
             context.addBackgroundJob("signing key rotation") {
@@ -37,6 +39,11 @@ struct IdentityMain {
                     } catch {
                         context.logger.error("signing key refresh failed", metadata: ["error": .string("\(error)")])
                     }
+                }
+            }
+            context.addBackgroundJob("tier expiry sweep") {
+                try await TierExpirySweep(pool: pool, outbox: outbox).run { error in
+                    context.logger.error("tier expiry sweep failed", metadata: ["error": .string("\(error)")])
                 }
             }
             return server.services

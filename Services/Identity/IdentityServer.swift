@@ -24,9 +24,11 @@ struct IdentityServer: Sendable {
         let verifier = AccessTokenVerifier(configuration: .init(apps: settings.apps.appIDs),
                                            source: KeyRingSource(ring: ring, maxAge: .seconds(60)))
         let identity = IdentityService(pool: pool, settings: settings, ring: ring, outbox: try Outbox(schema: "identity"))
-        return IdentityServer(services: [identity] + extraServices,
+        let membership = MembershipService(pool: pool, settings: settings, outbox: try Outbox(schema: "identity"))
+        return IdentityServer(services: [identity, membership] + extraServices,
                               interceptor: AuthInterceptor(verifier: verifier,
-                                                           publicMethods: IdentityService.publicMethods.union(extraPublicMethods)),
+                                                           publicMethods: IdentityService.publicMethods
+                                                               .union(MembershipService.publicMethods).union(extraPublicMethods)),
                               ring: ring, keyStore: keyStore)
     }
 }

@@ -23,6 +23,11 @@ struct IdentitySettings: Sendable {
     /// scrypt cost for new password hashes.
     var passwordParameters: PasswordHash.Parameters = .interactive
     var apps: AppPolicies = .standard
+    /// Roots (PEM) App Store signed transactions must chain to; nil: they are refused.
+    /// `RV_IDENTITY_APPSTORE_ROOT_CERT_FILE`, see `AppStoreSettings`.
+    var appStoreRootsPEM: [UInt8]?
+    /// App Store environments whose transactions grant tiers (`RV_IDENTITY_APPSTORE_ENVIRONMENTS`).
+    var appStoreEnvironments: Set<String> = ["Production"]
 
     init(keyEncryptionKey: [UInt8]) {
         self.keyEncryptionKey = keyEncryptionKey

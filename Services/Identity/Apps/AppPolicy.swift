@@ -22,6 +22,14 @@ struct AppPolicy: Sendable, Hashable {
     var defaultTier = "free"
     /// Shortest password accepted at sign-up, in characters.
     var minimumPasswordLength = 10
+    /// The App Store bundle id whose signed transactions grant tiers here; nil: none do.
+    var appStoreBundleID: String?
+    /// App Store product id → the tier it grants.
+    var appStoreProducts: [String: String] = [:]
+    /// Active members may create referral codes that let waitlisted accounts in (ÉLITE).
+    var memberReferrals = false
+    /// A public email waitlist without accounts (FirstDate); nil: none.
+    var publicWaitlist: PublicWaitlistPolicy?
 
     func allows(_ method: SignInMethod) -> Bool { signInMethods.contains(method) }
 }
