@@ -1,7 +1,7 @@
 import CryptoCore
 
 /// Referral codes as members share them: 6 characters, upper-case letters and digits without
-/// look-alikes (no 0/O, 1/I/L), e.g. `ELT7K2`. 31⁶ ≈ 8.9 × 10⁸ codes.
+/// look-alikes (no 0/O, 1/I/L), e.g. `EXT7K2` (the seed's `ELT7K2` has an L). 31⁶ ≈ 8.9 × 10⁸ codes.
 enum ReferralCodeFormat {
     static let alphabet = Array("ABCDEFGHJKMNPQRSTUVWXYZ23456789")
     static let length = 6
