@@ -27,10 +27,12 @@ extension IdentityHarness {
         return try await client.refreshSession(.init(refreshToken: session.refreshToken))
     }
 
-    /// A new admin of `app`, with a token that carries the role.
+    /// A new admin of `app` (an active member, so never on the waitlist), with a token that
+    /// carries the role.
     func admin(_ app: String) async throws -> Identity.AuthSession {
         let session = try await signUp(app)
         try await makeAdmin(session.account?.id ?? "")
+        try await execute("UPDATE identity.accounts SET membership_status = 'active' WHERE id = $1", [.uuid(try Self.id(session))])
         return try await client.refreshSession(.init(refreshToken: session.refreshToken))
     }
 
