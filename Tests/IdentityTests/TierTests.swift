@@ -366,6 +366,80 @@ import Testing
         await harness.stop()
     }
 
+    @Test func appStoreSettings_readDERorPEMRoots_andEnvironments_refuseGarbage() throws {
+        let chain = try TestCertificates.makeChain()
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(UUID().uuidString)
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        func write(_ name: String, _ bytes: [UInt8]) throws -> String {
+            let url = directory.appendingPathComponent(name)
+            try Data(bytes).write(to: url)
+            return url.path
+        }
+        func load(_ values: [String: String]) throws -> IdentitySettings {
+            var settings = IdentitySettings(keyEncryptionKey: KeyEncryptionKey.developmentKey)
+            try AppStoreSettings.load(from: EnvironmentReader(environment: Environment(values)), into: &settings)
+            return settings
+        }
+        let variable = AppStoreSettings.rootsVariable
+        let fromPEM = try load([variable: try write("root.pem", chain.rootPEM)])
+        #expect(fromPEM.appStoreRootsPEM == chain.rootPEM && fromPEM.appStoreEnvironments == ["Production"])
+        let fromDER = try load([variable: try write("root.cer", chain.chainDER[2]),
+                                AppStoreSettings.environmentsVariable: "Production, Sandbox"])
+        let roots = try #require(fromDER.appStoreRootsPEM)
+        _ = try X509ChainVerifier.verify(chain: chain.chainDER, trustedRootsPEM: roots, at: nil)
+        #expect(fromDER.appStoreEnvironments == ["Production", "Sandbox"])
+        #expect(try load([:]).appStoreRootsPEM == nil)
+
+        let garbage = [
+            [variable: try write("key.pem", chain.leafPrivateKeyPEM)],
+            [variable: try write("bad.der", [0x30, 0x03, 0x01, 0x02])],
+            [variable: try write("bad.pem", Array("-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n".utf8))],
+            [variable: directory.appendingPathComponent("missing.pem").path],
+            [AppStoreSettings.environmentsVariable: "Prod"],
+        ]
+        for values in garbage {
+            #expect(throws: ConfigurationError.self, "\(values)") { try load(values) }
+        }
+    }
+
+    @Test func deletingAnAccount_cascadesItsGrantsSubscriptionsAndCodes_andItsTokenIsRefused() async throws {
+        let store = try AppStore()
+        let harness = try await store.harness()
+        let member = try await harness.member("elite")
+        let original = Self.uniqueTransactionID()
+        _ = try await harness.membership.applyAppStoreTransaction(
+            .init(signedTransaction: try store.sign(Self.transaction(original: original))), options: .bearer(member.accessToken))
+        let code = try await harness.membership.createReferralCode(.init(), options: .bearer(member.accessToken)).code
+        let referrer = try await harness.member("elite")
+        let used = try await harness.membership.createReferralCode(.init(), options: .bearer(referrer.accessToken)).code
+        let waitlisted = try await harness.signUp("elite")
+        _ = try await harness.membership.redeemReferralCode(.init(code: used), options: .bearer(waitlisted.accessToken))
+
+        try await harness.execute("DELETE FROM identity.accounts WHERE id = ANY($1)",
+                                  [.uuidArray([try IdentityHarness.id(member), try IdentityHarness.id(waitlisted)])])
+        let left = try await harness.pool.withConnection { connection in
+            try await connection.query("""
+                SELECT (SELECT count(*) FROM identity.tier_grants WHERE account_id = $1),
+                       (SELECT count(*) FROM identity.app_store_subscriptions WHERE original_transaction_id = $2),
+                       (SELECT count(*) FROM identity.app_store_transactions WHERE original_transaction_id = $2),
+                       (SELECT count(*) FROM identity.referral_codes WHERE code = $3 AND app = 'elite')
+                """, [.uuid(try IdentityHarness.id(member)), .text(original), .text(code)])[0]
+        }
+        #expect(try (0..<4).map { try left.decode($0, as: Int.self) } == [0, 0, 0, 0])
+        // The referrer's code stays used, by nobody now.
+        let codes = try await harness.membership.listMyReferralCodes(options: .bearer(referrer.accessToken)).codes
+        #expect(codes.first?.used == true && codes.first?.usedByAccountID == "")
+        let gone = await rpcError { _ = try await harness.membership.getMyEntitlements(options: .bearer(member.accessToken)) }
+        #expect(gone?.code == .unauthenticated && gone?.reason == "ACCOUNT_NOT_FOUND")
+        let noGrant = await rpcError {
+            _ = try await harness.membership.applyAppStoreTransaction(
+                .init(signedTransaction: try store.sign(Self.transaction())), options: .bearer(member.accessToken))
+        }
+        #expect(noGrant?.code == .unauthenticated && noGrant?.reason == "ACCOUNT_NOT_FOUND")
+        await harness.stop()
+    }
+
     // MARK: - SetTier
 
     @Test func setTier_adminOnly_ofItsOwnApp_andHighestUnexpiredGrantWins() async throws {

@@ -6,7 +6,8 @@ import Runtime
 /// subscription gives: its latest unrevoked transaction's tier, until that one's expiry.
 ///
 /// A subscription (original transaction id) belongs to the first account that applies one of
-/// its transactions; its row lock serializes every change to it.
+/// its transactions; its row lock serializes every change to it. Locks are taken account first
+/// (as every tier change does), then subscription, then grant.
 enum AppStoreLedger {
     /// Records a verified, policy-checked transaction for `accountID` and refreshes the account's
     /// tier, in the caller's transaction. Applying one transaction again changes nothing.
@@ -16,6 +17,9 @@ enum AppStoreLedger {
     /// caller's and returns `false`; otherwise returns `true`.
     static func record(_ transaction: AppStoreTransaction, tier: String, accountID: UUID, app: String,
                        outbox: Outbox, on connection: Connection) async throws -> Bool {
+        guard try await MemberAccounts.lock(accountID, app: app, on: connection) != nil else {
+            throw IdentityError.accountNotFound
+        }
         let revoked = transaction.revokedAt != nil
         if !revoked {
             _ = try await connection.execute("""

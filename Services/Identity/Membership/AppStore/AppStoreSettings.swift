@@ -1,3 +1,4 @@
+import CryptoCore
 import Foundation
 import Runtime
 
@@ -19,10 +20,10 @@ enum AppStoreSettings {
             guard let contents = FileManager.default.contents(atPath: path) else {
                 throw ConfigurationError(variable: rootsVariable, message: "cannot read \(path)")
             }
-            guard let pem = pem(fromPEMOrDER: Array(contents)) else {
+            guard let roots = certificates(fromPEMOrDER: Array(contents)), parses(roots) else {
                 throw ConfigurationError(variable: rootsVariable, message: "\(path) holds no PEM or DER certificate")
             }
-            settings.appStoreRootsPEM = pem
+            settings.appStoreRootsPEM = roots.pem
         }
         if let list = environment[environmentsVariable] {
             let names = Set(list.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty })
@@ -34,22 +35,36 @@ enum AppStoreSettings {
         }
     }
 
-    /// PEM as is when every `BEGIN CERTIFICATE` block holds base64; a DER certificate (an ASN.1
-    /// SEQUENCE) wrapped as PEM; nil for anything else.
-    static func pem(fromPEMOrDER bytes: [UInt8]) -> [UInt8]? {
+    /// PEM as is when every `BEGIN CERTIFICATE` block holds base64, or a DER certificate wrapped
+    /// as PEM; with the first certificate's DER. Nil for anything else.
+    static func certificates(fromPEMOrDER bytes: [UInt8]) -> (pem: [UInt8], firstDER: [UInt8])? {
         let begin = "-----BEGIN CERTIFICATE-----"
         let end = "-----END CERTIFICATE-----"
         if let text = String(bytes: bytes, encoding: .utf8), text.contains(begin) {
-            let blocks = text.components(separatedBy: begin).dropFirst()
-            let valid = blocks.allSatisfy { block in
-                guard let body = block.components(separatedBy: end).first, block.contains(end) else { return false }
-                let base64 = body.filter { !$0.isWhitespace }
-                return Data(base64Encoded: base64).map { !$0.isEmpty } ?? false
+            var certificates: [[UInt8]] = []
+            for block in text.components(separatedBy: begin).dropFirst() {
+                guard block.contains(end), let body = block.components(separatedBy: end).first,
+                      let der = Data(base64Encoded: body.filter { !$0.isWhitespace }), !der.isEmpty else { return nil }
+                certificates.append(Array(der))
             }
-            return valid ? bytes : nil
+            return certificates.first.map { (bytes, $0) }
         }
-        guard bytes.count > 2, bytes[0] == 0x30 else { return nil }
+        guard bytes.count > 2, bytes[0] == 0x30 else { return nil }  // DER: an ASN.1 SEQUENCE.
         let base64 = Data(bytes).base64EncodedString(options: [.lineLength64Characters, .endLineWithLineFeed])
-        return Array("\(begin)\n\(base64)\n\(end)\n".utf8)
+        return (Array("\(begin)\n\(base64)\n\(end)\n".utf8), bytes)
+    }
+
+    /// Whether OpenSSL reads the roots as certificates: the first one is checked against them
+    /// all, which only a malformed file fails as `.malformed` (a root itself is refused as a
+    /// leaf for being a CA, which is fine here).
+    private static func parses(_ roots: (pem: [UInt8], firstDER: [UInt8])) -> Bool {
+        do {
+            _ = try X509ChainVerifier.verify(chain: [roots.firstDER], trustedRootsPEM: roots.pem, at: nil)
+            return true
+        } catch let error as CryptoError {
+            return error.code != .malformed
+        } catch {
+            return false
+        }
     }
 }

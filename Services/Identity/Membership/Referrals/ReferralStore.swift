@@ -97,12 +97,12 @@ struct ReferralStore: Sendable {
     /// code the second waits, then finds it used (FAILED_PRECONDITION `REFERRAL_CODE_USED`); one
     /// account redeeming two codes at once gets `NOT_WAITLISTED` for the second. Other
     /// failures: `INVALID_REFERRAL_CODE`, `REFERRAL_CODE_NOT_FOUND`, `REFERRAL_CODE_EXPIRED`,
-    /// `OWN_REFERRAL_CODE`, `REFERRER_NOT_ACTIVE`, `MEMBER_NOT_FOUND`.
+    /// `OWN_REFERRAL_CODE`, `REFERRER_NOT_ACTIVE`, UNAUTHENTICATED `ACCOUNT_NOT_FOUND`.
     @discardableResult
     func redeem(code text: String, account: UUID, on connection: Connection) async throws -> Redemption {
         let code = try ReferralCodeFormat.normalize(text)
         guard let redeemer = try await MemberAccounts.lock(account, app: nil, on: connection) else {
-            throw MembershipError.memberNotFound
+            throw IdentityError.accountNotFound
         }
         guard redeemer.membershipStatus == MembershipStatus.waitlisted else { throw MembershipError.notWaitlisted }
         let rows = try await connection.query("""

@@ -18,7 +18,10 @@ extension MembershipService {
             let caller = try context.requireAccount()
             let accountID = try MembershipInput.callerID(caller)
             return try await pool.withConnection { connection in
-                try await entitlements(accountID: accountID, app: caller.app, on: connection)
+                guard try await MemberAccounts.exists(accountID, app: caller.app, on: connection) else {
+                    throw IdentityError.accountNotFound
+                }
+                return try await entitlements(accountID: accountID, app: caller.app, on: connection)
             }
         }
         router.unary(serviceName, "SetTier") { (request: Membership.SetTierRequest, context) in
@@ -44,7 +47,7 @@ extension MembershipService {
         let expiresAt = try MembershipInput.futureDate(request.expiresAt)
         return try await pool.withTransaction { connection in
             try await Authorization.requireAdmin(caller, on: connection)
-            guard try await MemberAccounts.exists(accountID, app: caller.app, on: connection) else {
+            guard try await MemberAccounts.lock(accountID, app: caller.app, on: connection) != nil else {
                 throw MembershipError.memberNotFound
             }
             guard try await TierCatalog.find(app: caller.app, tier: request.tier, on: connection) != nil,

@@ -7,8 +7,9 @@ import Runtime
 /// `identity.accounts.tier` / `tier_expires_at`.
 ///
 /// Every change of grants ends with `refresh`, in the same transaction: it locks the account
-/// row, so concurrent changes of one account's grants write the cache one after the other,
-/// the last one from every committed grant.
+/// row (callers lock it before they touch a grant, so locks are always taken account first),
+/// so concurrent changes of one account's grants write the cache one after the other, the
+/// last one from every committed grant.
 enum TierGrants {
     /// Who granted a tier; an account holds at most one grant per source and source id.
     enum Source: Sendable {
