@@ -99,6 +99,17 @@ import Testing
         await harness.stop()
     }
 
+    @Test func anAppWithoutTiersInTheTable_isFree_andEntitledToNothing() async throws {
+        let app = try IdentityHarness.ownApp(like: "firstdate")
+        let harness = try await IdentityHarness.start(adding: [app])
+        let member = try await harness.signUp(app.id)
+        #expect(member.account?.tier == "free")
+        let mine = try await harness.membership.getMyEntitlements(options: .bearer(member.accessToken))
+        #expect(mine.tier?.name == "free" && mine.tier?.entitlements == nil)
+        #expect(try await harness.membership.listTiers(.init(app: app.id)).tiers.isEmpty)
+        await harness.stop()
+    }
+
     // MARK: - App Store
 
     @Test func appStore_validTransaction_grantsItsTier_untilItsExpiry_andTheTokenCarriesItAfterRefresh() async throws {

@@ -29,12 +29,12 @@ extension MembershipService {
         }
     }
 
-    /// The account's effective tier with its entitlements.
+    /// The account's effective tier with its entitlements (none for an app whose tiers are not
+    /// in `identity.tiers` yet: its accounts are "free" and entitled to nothing).
     func entitlements(accountID: UUID, app: String, on connection: Connection) async throws -> Membership.MyEntitlements {
         let effective = try await TierGrants.effective(accountID: accountID, app: app, on: connection)
-        guard let tier = try await TierCatalog.find(app: app, tier: effective.name, on: connection) else {
-            throw IdentityError.unknownApp
-        }
+        var tier = try await TierCatalog.find(app: app, tier: effective.name, on: connection) ?? Membership.Tier()
+        tier.name = effective.name
         return Membership.MyEntitlements(tier: tier, expiresAt: effective.expiresAt.map(Timestamp.init))
     }
 
