@@ -21,13 +21,14 @@ struct IdentityMain {
             if isDevelopment {
                 context.logger.warning("\(KeyEncryptionKey.variable) is not set: signing keys are sealed with the development key")
             }
+            var settings = IdentitySettings(keyEncryptionKey: key)
+            try AppStoreSettings.load(from: context.environment, into: &settings)
+            try settings.configureSignIn(from: context.environment, logger: context.logger)
             let pool = try await context.makePostgresPool(schema: "identity", migrations: try IdentityMigrations.all())
             let outbox = try Outbox(schema: "identity")
             let notifier = try await OutboxNotifier(configuration: pool.configuration, channel: outbox.channel)
             context.onShutdown("outbox notifier") { notifier.close() }
             let events = EventStreamService(outbox: outbox, pool: pool, notifier: notifier)
-            var settings = IdentitySettings(keyEncryptionKey: key)
-            try settings.configureSignIn(from: context.environment, logger: context.logger)
             settings.serviceCredentials = try context.environment.acceptedServiceCredentials()
             if let callers = context.environment[DeviceSettings.pushTokenCallersVariable] {
                 settings.devices.pushTokenCallers = DeviceSettings.callers(parsing: callers)
@@ -49,6 +50,11 @@ struct IdentityMain {
                     } catch {
                         context.logger.error("signing key refresh failed", metadata: ["error": .string("\(error)")])
                     }
+                }
+            }
+            context.addBackgroundJob("tier expiry sweep") {
+                try await TierExpirySweep(pool: pool, outbox: outbox).run { error in
+                    context.logger.error("tier expiry sweep failed", metadata: ["error": .string("\(error)")])
                 }
             }
             return server.services

@@ -36,6 +36,11 @@ struct IdentitySettings: Sendable {
     var serviceCredentials = ServiceCredentials()
     /// Push token limits and the services that may read push tokens.
     var devices = DeviceSettings()
+    /// Roots (PEM) App Store signed transactions must chain to; nil: they are refused.
+    /// `RV_IDENTITY_APPSTORE_ROOT_CERT_FILE`, see `AppStoreSettings`.
+    var appStoreRootsPEM: [UInt8]?
+    /// App Store environments whose transactions grant tiers (`RV_IDENTITY_APPSTORE_ENVIRONMENTS`).
+    var appStoreEnvironments: Set<String> = ["Production"]
 
     init(keyEncryptionKey: [UInt8]) {
         self.keyEncryptionKey = keyEncryptionKey

@@ -4,7 +4,10 @@ import Postgres
 
 /// Rows of `identity.accounts`.
 enum AccountStore {
-    static let columns = "a.id, a.app, a.username, a.anonymous, a.role, a.tier, a.membership_status, a.created_at"
+    /// The tier is `identity.current_tier(a)`: the cached effective tier, recomputed once a grant
+    /// behind it has expired (see `MembershipMigrations.tierGrants`).
+    static let columns =
+        "a.id, a.app, a.username, a.anonymous, a.role, identity.current_tier(a), a.membership_status, a.created_at"
 
     /// Inserts an account for `policy`'s app; with an anonymous account the username is
     /// generated, retrying on a clash (longer after a few clashes).

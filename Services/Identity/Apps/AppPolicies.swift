@@ -16,13 +16,18 @@ struct AppPolicies: Sendable {
     }
 
     /// The products of shared/seeds: ÉLITE is invite-only (new members wait for committee
-    /// review), Swivo and The Unseen use anonymous device accounts that can later be linked to
-    /// Apple, Google or email.
+    /// review or redeem a member's referral code) and sells tiers on the App Store, FirstDate
+    /// has a public email waitlist, Swivo and The Unseen use anonymous device accounts that can
+    /// later be linked to Apple, Google or email.
     static let standard = AppPolicies([
         AppPolicy(id: "elite", signInMethods: [.apple, .phone, .email], defaultRole: "member",
-                  initialMembershipStatus: "waitlisted"),
+                  initialMembershipStatus: "waitlisted",
+                  appStoreBundleID: "com.elite.dating",
+                  appStoreProducts: ["com.elite.dating.plus.monthly": "plus", "com.elite.dating.black.monthly": "black"],
+                  memberReferrals: true),
         AppPolicy(id: "firstdate", signInMethods: [.apple, .google, .email], defaultRole: "viewer",
-                  initialMembershipStatus: "active"),
+                  initialMembershipStatus: "active",
+                  publicWaitlist: PublicWaitlistPolicy(placesPerReferral: 5)),
         AppPolicy(id: "swivo", signInMethods: [.anonymous, .apple, .google, .email], defaultRole: "member",
                   initialMembershipStatus: "active"),
         AppPolicy(id: "unseen", signInMethods: [.anonymous, .apple, .google, .email], defaultRole: "member",

@@ -28,6 +28,14 @@ struct AppPolicy: Sendable, Hashable {
     /// Accepted `aud` of Google ID tokens: the app's OAuth client ids. Empty means
     /// `com.rendezvous.<id>`.
     var googleAudiences: Set<String> = []
+    /// The App Store bundle id whose signed transactions grant tiers here; nil: none do.
+    var appStoreBundleID: String?
+    /// App Store product id → the tier it grants.
+    var appStoreProducts: [String: String] = [:]
+    /// Active members may create referral codes that let waitlisted accounts in (ÉLITE).
+    var memberReferrals = false
+    /// A public email waitlist without accounts (FirstDate); nil: none.
+    var publicWaitlist: PublicWaitlistPolicy?
 
     func allows(_ method: SignInMethod) -> Bool { signInMethods.contains(method) }
 }

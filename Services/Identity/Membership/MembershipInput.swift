@@ -1,0 +1,30 @@
+import Auth
+import Contracts
+import Foundation
+
+/// Checks and conversions of request fields shared by Membership's handlers.
+enum MembershipInput {
+    /// The caller's account id; tokens are ours, so a bad one means a bug or a forged claim.
+    static func callerID(_ caller: AuthenticatedAccount) throws(IdentityError) -> UUID {
+        guard let id = UUID(uuidString: caller.accountID) else { throw .accountNotFound }
+        return id
+    }
+
+    /// An account id from a request; INVALID_ARGUMENT `INVALID_ACCOUNT_ID` unless a UUID.
+    static func accountID(_ text: String) throws(MembershipError) -> UUID {
+        guard let id = UUID(uuidString: text) else { throw .invalidAccountID }
+        return id
+    }
+
+    /// An optional expiry: nil when unset; INVALID_ARGUMENT `INVALID_EXPIRY` unless after `now`
+    /// and representable (before year 10000).
+    static func futureDate(_ timestamp: Timestamp?, now: Date = Date()) throws(MembershipError) -> Date? {
+        guard let timestamp else { return nil }
+        guard (0..<1_000_000_000).contains(timestamp.nanos), timestamp.seconds < 253_402_300_800 else {
+            throw .invalidExpiry
+        }
+        let date = Date(timeIntervalSince1970: Double(timestamp.seconds) + Double(timestamp.nanos) / 1e9)
+        guard date > now else { throw .invalidExpiry }
+        return date
+    }
+}

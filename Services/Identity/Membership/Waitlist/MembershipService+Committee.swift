@@ -1,0 +1,87 @@
+import Auth
+import Contracts
+import Foundation
+import Postgres
+import RPC
+import Runtime
+
+/// The waitlist of invite-only apps: a member's own position, and the committee (the app's
+/// admins) listing, approving and rejecting waitlisted accounts.
+extension MembershipService {
+    /// Longest rejection reason kept, in characters.
+    static let maximumReasonLength = 500
+    /// Page size of ListWaitlist when the request names none, and the largest allowed.
+    static let defaultWaitlistPageSize = 50
+    static let maximumWaitlistPageSize = 200
+
+    func registerCommittee(in router: inout RPCRouter) {
+        router.unary(serviceName, "GetMyWaitlistPosition") { (_: Membership.GetMyWaitlistPositionRequest, context) in
+            let caller = try context.requireAccount()
+            let accountID = try MembershipInput.callerID(caller)
+            let position = try await pool.withConnection { connection in
+                try await MemberWaitlist.position(of: accountID, app: caller.app, on: connection)
+            }
+            guard let position else { throw MembershipError.notWaitlisted }
+            return position
+        }
+        router.unary(serviceName, "ListWaitlist") { (request: Membership.ListWaitlistRequest, context) in
+            let caller = try context.requireAccount()
+            let size = request.pageSize == 0 ? Self.defaultWaitlistPageSize
+                : min(max(Int(request.pageSize), 1), Self.maximumWaitlistPageSize)
+            let token = request.pageToken.isEmpty ? nil : try WaitlistPageToken(parsing: request.pageToken)
+            let page = try await pool.withConnection { connection in
+                try await Authorization.requireAdmin(caller, on: connection)
+                return try await MemberWaitlist.page(app: caller.app, after: token, limit: size, on: connection)
+            }
+            return Membership.ListWaitlistResponse(members: page.members, nextPageToken: page.next?.text ?? "")
+        }
+        router.unary(serviceName, "ApproveMember") { (request: Membership.ApproveMemberRequest, context) in
+            try await decide(request.accountID, approve: true, reason: "", caller: try context.requireAccount())
+        }
+        router.unary(serviceName, "RejectMember") { (request: Membership.RejectMemberRequest, context) in
+            let reason = request.reason.trimmingCharacters(in: .whitespacesAndNewlines)
+            guard !reason.isEmpty, reason.count <= Self.maximumReasonLength else {
+                throw MembershipError.invalidReason(maximumLength: Self.maximumReasonLength)
+            }
+            return try await decide(request.accountID, approve: false, reason: reason, caller: try context.requireAccount())
+        }
+    }
+
+    /// The committee's decision on a waitlisted account of the admin's app, with its event.
+    private func decide(_ accountText: String, approve: Bool, reason: String, caller: AuthenticatedAccount) async throws
+        -> Membership.MembershipDecision {
+        let adminID = try MembershipInput.callerID(caller)
+        let accountID = try MembershipInput.accountID(accountText)
+        return try await pool.withTransaction { connection in
+            try await Authorization.requireAdmin(caller, on: connection)
+            guard let member = try await MemberAccounts.lock(accountID, app: caller.app, on: connection) else {
+                throw MembershipError.memberNotFound
+            }
+            guard member.membershipStatus == MembershipStatus.waitlisted else { throw MembershipError.notWaitlisted }
+            let status = approve ? MembershipStatus.active : MembershipStatus.rejected
+            let decidedAt = try await MemberAccounts.decide(accountID, app: caller.app, status: status, method: "committee",
+                                                            reason: reason, decidedBy: adminID, on: connection)
+            let id = accountID.uuidString.lowercased()
+            let event: OutboxEvent
+            if approve {
+                var approved = Membership.MembershipApproved()
+                approved.accountID = id
+                approved.method = .committee
+                approved.approvedByAccountID = adminID.uuidString.lowercased()
+                approved.approvedAt = Timestamp(decidedAt)
+                event = OutboxEvent(type: "MembershipApproved", app: caller.app, aggregateID: id,
+                                    payload: approved.serializedBytes())
+            } else {
+                var rejected = Membership.MembershipRejected()
+                rejected.accountID = id
+                rejected.reason = reason
+                rejected.rejectedByAccountID = adminID.uuidString.lowercased()
+                rejected.rejectedAt = Timestamp(decidedAt)
+                event = OutboxEvent(type: "MembershipRejected", app: caller.app, aggregateID: id,
+                                    payload: rejected.serializedBytes())
+            }
+            try await outbox.append(event, on: connection)
+            return Membership.MembershipDecision(accountID: id, membershipStatus: status, decidedAt: Timestamp(decidedAt))
+        }
+    }
+}
