@@ -112,8 +112,8 @@ struct IdentityService: RPCService {
             let account = try await AccountStore.create(policy: policy, username: nil, anonymous: false, on: connection)
             try await credentials.insert(account: account, email: email, passwordHash: hash, on: connection)
             let withEmail = try await existingAccount(try Self.uuid(account.id), app: policy.id, on: connection)
-            try await appendAccountCreated(withEmail, on: connection)
-            return try await startSession(withEmail, deviceName: request.deviceName, on: connection)
+            let welcomed = try await welcome(withEmail, referralCode: request.referralCode, policy: policy, on: connection)
+            return try await startSession(welcomed, deviceName: request.deviceName, on: connection)
         }
     }
 
@@ -170,6 +170,19 @@ struct IdentityService: RPCService {
         let created = try await sessions.create(account: account, deviceName: deviceName, on: connection)
         return try issuer.session(account: account, sessionID: created.sessionID, refreshToken: created.refreshToken,
                                   refreshExpiresAt: created.expiresAt)
+    }
+
+    /// Announces a new account (`AccountCreated`) and, when the sign-up carried a member's
+    /// referral code, redeems it in the same transaction so the account starts active; returns
+    /// the account as it now is. A code that cannot be redeemed fails the sign-up.
+    func welcome(_ account: Identity.Account, referralCode: String, policy: AppPolicy,
+                 on connection: Connection) async throws -> Identity.Account {
+        try await appendAccountCreated(account, on: connection)
+        guard !referralCode.isEmpty else { return account }
+        guard policy.memberReferrals else { throw MembershipError.referralsNotOffered }
+        let id = try Self.uuid(account.id)
+        try await ReferralStore(outbox: outbox).redeem(code: referralCode, account: id, on: connection)
+        return try await existingAccount(id, app: policy.id, on: connection)
     }
 
     /// `AccountCreated`, payload the `Account` message, in the sign-up's transaction.

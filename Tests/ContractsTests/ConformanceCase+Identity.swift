@@ -72,6 +72,12 @@ extension ConformanceCase {
                                                                     password: "correct horse", deviceName: "Pixel"),
                             proto: package + "SignUpWithEmailRequest",
                             json: #"{"app": "firstdate", "email": "ana@example.com", "password": "correct horse", "device_name": "Pixel"}"#),
+            ConformanceCase("referral", { var request = Identity.SignUpWithEmailRequest(app: "elite", email: "b@example.org",
+                                                                                       password: "correct horse")
+                                          request.referralCode = "K7M2QX"
+                                          return request }(),
+                            proto: package + "SignUpWithEmailRequest",
+                            json: #"{"app": "elite", "email": "b@example.org", "password": "correct horse", "referral_code": "K7M2QX"}"#),
             ConformanceCase("default", Identity.SignInWithEmailRequest(), proto: package + "SignInWithEmailRequest", json: "{}"),
             ConformanceCase("full", Identity.SignInWithEmailRequest(app: "elite", email: "b@example.org",
                                                                     password: unicodeText, deviceName: "iPhone"),

@@ -33,6 +33,12 @@ extension ConformanceCase {
             ConformanceCase("google", Identity.SignInWithProviderRequest(app: "firstdate", provider: .google, idToken: "t", rawNonce: "n"),
                             proto: package + "SignInWithProviderRequest",
                             json: #"{"app": "firstdate", "provider": "IDENTITY_PROVIDER_GOOGLE", "id_token": "t", "raw_nonce": "n"}"#),
+            ConformanceCase("referral", { var request = Identity.SignInWithProviderRequest(app: "elite", provider: .apple, idToken: "t",
+                                                                                          rawNonce: "n")
+                                          request.referralCode = "K7M2QX"
+                                          return request }(),
+                            proto: package + "SignInWithProviderRequest",
+                            json: #"{"app": "elite", "provider": "IDENTITY_PROVIDER_APPLE", "id_token": "t", "raw_nonce": "n", "referral_code": "K7M2QX"}"#),
             ConformanceCase("unknownProvider", Identity.SignInWithProviderRequest(app: "elite", provider: .init(rawValue: 9), idToken: "",
                                                                                   rawNonce: ""),
                             proto: package + "SignInWithProviderRequest", json: #"{"app": "elite", "provider": 9}"#),
@@ -47,6 +53,11 @@ extension ConformanceCase {
             ConformanceCase("full", Identity.VerifyPhoneCodeRequest(app: "elite", phone: "+14155550123", code: "012345", deviceName: "iPhone"),
                             proto: package + "VerifyPhoneCodeRequest",
                             json: #"{"app": "elite", "phone": "+14155550123", "code": "012345", "device_name": "iPhone"}"#),
+            ConformanceCase("referral", { var request = Identity.VerifyPhoneCodeRequest(app: "elite", phone: "+14155550123", code: "012345")
+                                          request.referralCode = "K7M2QX"
+                                          return request }(),
+                            proto: package + "VerifyPhoneCodeRequest",
+                            json: #"{"app": "elite", "phone": "+14155550123", "code": "012345", "referral_code": "K7M2QX"}"#),
             ConformanceCase("default", Identity.LinkProviderRequest(), proto: package + "LinkProviderRequest", json: "{}"),
             ConformanceCase("full", Identity.LinkProviderRequest(provider: .google, idToken: "a.b.c", rawNonce: unicodeText),
                             proto: package + "LinkProviderRequest",

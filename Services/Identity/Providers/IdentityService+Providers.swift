@@ -42,8 +42,8 @@ extension IdentityService {
                                               deviceName: request.deviceName, on: connection)
             }
             let account = try await existingAccount(createdID, app: policy.id, on: connection)
-            try await appendAccountCreated(account, on: connection)
-            return try await startSession(account, deviceName: request.deviceName, on: connection)
+            let welcomed = try await welcome(account, referralCode: request.referralCode, policy: policy, on: connection)
+            return try await startSession(welcomed, deviceName: request.deviceName, on: connection)
         }
     }
 

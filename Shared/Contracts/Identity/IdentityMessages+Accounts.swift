@@ -18,13 +18,14 @@ extension Identity {
     }
 
     /// rendezvous.identity.v1.SignInWithProviderRequest: app = 1, provider = 2, id_token = 3,
-    /// raw_nonce = 4, device_name = 5.
+    /// raw_nonce = 4, device_name = 5, referral_code = 6.
     public struct SignInWithProviderRequest: ProtoMessage {
         public var app = ""
         public var provider = IdentityProvider.unspecified
         public var idToken = ""
         public var rawNonce = ""
         public var deviceName = ""
+        public var referralCode = ""
 
         public init() {}
 
@@ -42,6 +43,7 @@ extension Identity {
             if !idToken.isEmpty { writer.writeString(field: 3, idToken) }
             if !rawNonce.isEmpty { writer.writeString(field: 4, rawNonce) }
             if !deviceName.isEmpty { writer.writeString(field: 5, deviceName) }
+            if !referralCode.isEmpty { writer.writeString(field: 6, referralCode) }
         }
 
         public mutating func decodeField(_ field: Int, from reader: inout ProtoReader) throws {
@@ -51,6 +53,7 @@ extension Identity {
             case 3: idToken = try reader.readString()
             case 4: rawNonce = try reader.readString()
             case 5: deviceName = try reader.readString()
+            case 6: referralCode = try reader.readString()
             default: try reader.skipField()
             }
         }
@@ -114,12 +117,13 @@ extension Identity {
     }
 
     /// rendezvous.identity.v1.VerifyPhoneCodeRequest: app = 1, phone = 2, code = 3,
-    /// device_name = 4.
+    /// device_name = 4, referral_code = 5.
     public struct VerifyPhoneCodeRequest: ProtoMessage {
         public var app = ""
         public var phone = ""
         public var code = ""
         public var deviceName = ""
+        public var referralCode = ""
 
         public init() {}
 
@@ -135,6 +139,7 @@ extension Identity {
             if !phone.isEmpty { writer.writeString(field: 2, phone) }
             if !code.isEmpty { writer.writeString(field: 3, code) }
             if !deviceName.isEmpty { writer.writeString(field: 4, deviceName) }
+            if !referralCode.isEmpty { writer.writeString(field: 5, referralCode) }
         }
 
         public mutating func decodeField(_ field: Int, from reader: inout ProtoReader) throws {
@@ -143,6 +148,7 @@ extension Identity {
             case 2: phone = try reader.readString()
             case 3: code = try reader.readString()
             case 4: deviceName = try reader.readString()
+            case 5: referralCode = try reader.readString()
             default: try reader.skipField()
             }
         }

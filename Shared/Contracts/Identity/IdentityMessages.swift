@@ -32,12 +32,13 @@ public enum Identity {
     }
 
     /// rendezvous.identity.v1.SignUpWithEmailRequest: app = 1, email = 2, password = 3,
-    /// device_name = 4.
+    /// device_name = 4, referral_code = 5.
     public struct SignUpWithEmailRequest: ProtoMessage {
         public var app = ""
         public var email = ""
         public var password = ""
         public var deviceName = ""
+        public var referralCode = ""
 
         public init() {}
 
@@ -53,6 +54,7 @@ public enum Identity {
             if !email.isEmpty { writer.writeString(field: 2, email) }
             if !password.isEmpty { writer.writeString(field: 3, password) }
             if !deviceName.isEmpty { writer.writeString(field: 4, deviceName) }
+            if !referralCode.isEmpty { writer.writeString(field: 5, referralCode) }
         }
 
         public mutating func decodeField(_ field: Int, from reader: inout ProtoReader) throws {
@@ -61,6 +63,7 @@ public enum Identity {
             case 2: email = try reader.readString()
             case 3: password = try reader.readString()
             case 4: deviceName = try reader.readString()
+            case 5: referralCode = try reader.readString()
             default: try reader.skipField()
             }
         }
