@@ -24,7 +24,8 @@ struct IdentityServer: Sendable {
         let verifier = AccessTokenVerifier(configuration: .init(apps: settings.apps.appIDs),
                                            source: KeyRingSource(ring: ring, maxAge: .seconds(60)))
         let identity = IdentityService(pool: pool, settings: settings, ring: ring, outbox: try Outbox(schema: "identity"))
-        return IdentityServer(services: [identity] + extraServices,
+        let profiles = try ProfilesService.services(pool: pool, settings: settings)
+        return IdentityServer(services: [identity] + profiles + extraServices,
                               interceptor: AuthInterceptor(verifier: verifier,
                                                            publicMethods: IdentityService.publicMethods.union(extraPublicMethods)),
                               ring: ring, keyStore: keyStore)

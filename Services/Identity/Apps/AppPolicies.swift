@@ -16,16 +16,22 @@ struct AppPolicies: Sendable {
     }
 
     /// The products of shared/seeds: ÉLITE is invite-only (new members wait for committee
-    /// review), Swivo and The Unseen use anonymous device accounts.
+    /// review), Swivo and The Unseen use anonymous device accounts. FirstDate has viewers,
+    /// applicants and hosts; all but Momento are for adults only; ÉLITE shows 6 photos.
     static let standard = AppPolicies([
         AppPolicy(id: "elite", signInMethods: [.apple, .phone, .email], defaultRole: "member",
-                  initialMembershipStatus: "waitlisted"),
+                  initialMembershipStatus: "waitlisted",
+                  minimumAge: 18, maximumProfilePhotos: 6),
         AppPolicy(id: "firstdate", signInMethods: [.apple, .google, .email], defaultRole: "viewer",
-                  initialMembershipStatus: "active"),
+                  initialMembershipStatus: "active",
+                  roles: ["viewer", "applicant", "host", Authorization.adminRole], applicantRole: "applicant",
+                  profileReaderRoles: ["host", Authorization.adminRole], minimumAge: 18),
         AppPolicy(id: "swivo", signInMethods: [.anonymous, .apple], defaultRole: "member",
-                  initialMembershipStatus: "active"),
+                  initialMembershipStatus: "active",
+                  minimumAge: 18),
         AppPolicy(id: "unseen", signInMethods: [.anonymous, .apple], defaultRole: "member",
-                  initialMembershipStatus: "active"),
+                  initialMembershipStatus: "active",
+                  minimumAge: 18),
         AppPolicy(id: "momento", signInMethods: [.apple, .google, .email, .anonymous], defaultRole: "member",
                   initialMembershipStatus: "active"),
     ])

@@ -65,6 +65,6 @@ enum IdentityMigrations {
                 );
                 """),
             try Outbox(schema: "identity").migration(version: 5),
-        ]
+        ] + profiles
     }
 }
