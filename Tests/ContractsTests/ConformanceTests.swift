@@ -7,7 +7,7 @@ import Testing
 /// python3, protobuf or grpcio-tools is missing every test here fails with Python's message.
 @Suite struct ConformanceTests {
     static let cases = ConformanceCase.grpcTesting + ConformanceCase.rpc + ConformanceCase.events + ConformanceCase.bench
-        + ConformanceCase.identity
+        + ConformanceCase.identity + ConformanceCase.profiles + ConformanceCase.safety
 
     static let unknownFieldsCases = UnknownFieldsCase.all
 
