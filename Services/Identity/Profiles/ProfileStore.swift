@@ -70,7 +70,8 @@ enum ProfileStore {
             ON CONFLICT (account_id) DO NOTHING
             """, [.uuid(id), .text(app)])
         let rows = try await connection.query("""
-            SELECT \(columns) FROM \(joined) WHERE a.id = $1 AND a.app = $2 FOR UPDATE OF p
+            SELECT \(columns) FROM identity.accounts a JOIN identity.profiles p ON p.account_id = a.id
+            WHERE a.id = $1 AND a.app = $2 FOR UPDATE OF p
             """, [.uuid(id), .text(app)])
         return try rows.first.map { try decode($0) }
     }
