@@ -13,9 +13,6 @@ struct ProfileUpdate: Sendable {
 
     init(_ request: Profiles.UpdateProfileRequest, policy: AppPolicy, now: Date = Date()) throws {
         guard !request.updateMask.isEmpty else { throw ProfileError.updateMaskRequired }
-        guard request.updateMask.count <= ProfileField.allCases.count * 2 else {
-            throw ProfileError.unknownField(request.updateMask[0])
-        }
         var fields: Set<ProfileField> = []
         for name in request.updateMask {
             guard let field = ProfileField(rawValue: name.trimmedOfWhitespace) else { throw ProfileError.unknownField(name) }
