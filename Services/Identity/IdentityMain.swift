@@ -13,6 +13,9 @@ import Runtime
 @main
 struct IdentityMain {
     static func main() async {
+        if CommandLine.arguments.dropFirst().first == GrantRoleCommand.name {
+            exit(await GrantRoleCommand.main(arguments: Array(CommandLine.arguments.dropFirst(2))))
+        }
         await ServiceMain.run(name: "identity", defaultPort: 7101, onListening: { addresses in
             print("identity listening on \(addresses.host):\(addresses.port)")
             fflush(nil)

@@ -33,11 +33,12 @@ struct IdentityServer: Sendable {
         let identity = IdentityService(pool: pool, settings: settings, ring: ring, outbox: try Outbox(schema: "identity"))
         let devices = DevicesService(pool: pool, settings: settings.devices)
         let devicesInternal = DevicesInternalService(pool: pool, settings: settings.devices, apps: settings.apps)
+        let profiles = try ProfilesService.services(pool: pool, settings: settings)
         let membership = MembershipService(pool: pool, settings: settings, outbox: try Outbox(schema: "identity"))
         let internalMethods = DevicesInternalService.internalMethods(callers: settings.devices.pushTokenCallers)
             .merging(extraInternalMethods) { _, extra in extra }
         let serviceInterceptor = ServiceAuthInterceptor(credentials: settings.serviceCredentials, methods: internalMethods)
-        return IdentityServer(services: [identity, devices, devicesInternal, membership] + extraServices,
+        return IdentityServer(services: [identity, devices, devicesInternal, membership] + profiles + extraServices,
                               interceptor: AuthInterceptor(verifier: verifier,
                                                            publicMethods: IdentityService.publicMethods
                                                                .union(MembershipService.publicMethods).union(extraPublicMethods)

@@ -8,6 +8,7 @@ import Testing
 @Suite struct ConformanceTests {
     static let cases = ConformanceCase.grpcTesting + ConformanceCase.rpc + ConformanceCase.events + ConformanceCase.bench
         + ConformanceCase.identity + ConformanceCase.devices + ConformanceCase.membership
+        + ConformanceCase.profiles + ConformanceCase.safety
 
     static let unknownFieldsCases = UnknownFieldsCase.all
 

@@ -17,21 +17,27 @@ struct AppPolicies: Sendable {
 
     /// The products of shared/seeds: ÉLITE is invite-only (new members wait for committee
     /// review or redeem a member's referral code) and sells tiers on the App Store, FirstDate
-    /// has a public email waitlist, Swivo and The Unseen use anonymous device accounts that can
-    /// later be linked to Apple, Google or email.
+    /// has a public email waitlist and viewers, applicants and hosts, Swivo and The Unseen use
+    /// anonymous device accounts that can later be linked to Apple, Google or email. All but
+    /// Momento are for adults only; ÉLITE shows 6 photos.
     static let standard = AppPolicies([
         AppPolicy(id: "elite", signInMethods: [.apple, .phone, .email], defaultRole: "member",
                   initialMembershipStatus: "waitlisted",
                   appStoreBundleID: "com.elite.dating",
                   appStoreProducts: ["com.elite.dating.plus.monthly": "plus", "com.elite.dating.black.monthly": "black"],
-                  memberReferrals: true),
+                  memberReferrals: true,
+                  minimumAge: 18, maximumProfilePhotos: 6),
         AppPolicy(id: "firstdate", signInMethods: [.apple, .google, .email], defaultRole: "viewer",
                   initialMembershipStatus: "active",
-                  publicWaitlist: PublicWaitlistPolicy(placesPerReferral: 5)),
+                  publicWaitlist: PublicWaitlistPolicy(placesPerReferral: 5),
+                  roles: ["viewer", "applicant", "host", Authorization.adminRole], applicantRole: "applicant",
+                  profileReaderRoles: ["host", Authorization.adminRole], minimumAge: 18),
         AppPolicy(id: "swivo", signInMethods: [.anonymous, .apple, .google, .email], defaultRole: "member",
-                  initialMembershipStatus: "active"),
+                  initialMembershipStatus: "active",
+                  minimumAge: 18),
         AppPolicy(id: "unseen", signInMethods: [.anonymous, .apple, .google, .email], defaultRole: "member",
-                  initialMembershipStatus: "active"),
+                  initialMembershipStatus: "active",
+                  minimumAge: 18),
         AppPolicy(id: "momento", signInMethods: [.apple, .google, .email, .anonymous], defaultRole: "member",
                   initialMembershipStatus: "active"),
     ])

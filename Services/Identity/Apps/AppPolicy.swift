@@ -36,6 +36,19 @@ struct AppPolicy: Sendable, Hashable {
     var memberReferrals = false
     /// A public email waitlist without accounts (FirstDate); nil: none.
     var publicWaitlist: PublicWaitlistPolicy?
+    /// Every role an account of the app can have (SetRole accepts only these); includes
+    /// `Authorization.adminRole`.
+    var roles: [String] = ["member", Authorization.adminRole]
+    /// The role an account in `defaultRole` takes when it applies (BecomeApplicant); nil where
+    /// the app takes no applications.
+    var applicantRole: String? = nil
+    /// Roles that read every profile of the app, active or not, in full.
+    var profileReaderRoles: Set<String> = [Authorization.adminRole]
+    /// Youngest age, in whole years, a profile's birth date may give; nil when the app has no
+    /// minimum.
+    var minimumAge: Int? = nil
+    /// Most photo ids a profile holds.
+    var maximumProfilePhotos = 9
 
     func allows(_ method: SignInMethod) -> Bool { signInMethods.contains(method) }
 }

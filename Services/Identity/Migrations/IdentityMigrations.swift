@@ -67,6 +67,6 @@ enum IdentityMigrations {
             try Outbox(schema: "identity").migration(version: 5),
             SignInMigrations.credentials,
             DeviceMigrations.pushTokens,
-        ] + MembershipMigrations.all()
+        ] + profiles + MembershipMigrations.all()
     }
 }

@@ -1,0 +1,69 @@
+import Contracts
+import Foundation
+
+/// One account's profile as stored: the account's own columns, what the owner wrote, and
+/// what the system keeps (verified, activity, times).
+struct ProfileRecord: Sendable {
+    var accountID: UUID
+    var app: String
+    var username: String
+    var role: String
+    var content = ProfileContent()
+    var verified = false
+    /// Microseconds since the epoch.
+    var lastActiveAt: Int64?
+    var createdAt: Int64
+    var updatedAt: Int64?
+    /// Metres from the reading account's location, when both are known.
+    var distanceMeters: Double?
+
+    /// The name to show: the real name when the owner shows it, else the display name, else
+    /// the username.
+    var publicName: String {
+        let realName = [content.firstName, content.lastName].filter { !$0.isEmpty }.joined(separator: " ")
+        if content.showRealName, !realName.isEmpty { return realName }
+        return content.displayName.isEmpty ? username : content.displayName
+    }
+
+    /// The Profile message as `view` may see it, ages counted on `now`.
+    func message(as view: ProfileView, now: Date = Date()) -> Profiles.Profile {
+        var profile = Profiles.Profile()
+        profile.accountID = accountID.uuidString.lowercased()
+        profile.app = app
+        profile.username = username
+        profile.displayName = content.displayName
+        profile.publicName = publicName
+        profile.showRealName = content.showRealName
+        profile.age = Int32(clamping: max(0, content.birthDate?.age(on: now) ?? 0))
+        profile.gender = content.gender?.message ?? .unspecified
+        profile.bio = content.bio
+        profile.title = content.title
+        profile.tags = content.tags
+        profile.interests = content.interests
+        profile.preferredCuisines = content.preferredCuisines
+        profile.neighborhood = content.neighborhood
+        profile.active = content.active
+        profile.onboardingComplete = content.onboardingComplete
+        profile.verified = verified
+        profile.photoIDs = content.photoIDs.map { $0.uuidString.lowercased() }
+        profile.role = role
+        profile.lastActiveAt = lastActiveAt.map(Timestamp.init(microseconds:))
+        profile.createdAt = Timestamp(microseconds: createdAt)
+        profile.updatedAt = updatedAt.map(Timestamp.init(microseconds:))
+        switch view {
+        case .owner, .reader:
+            profile.firstName = content.firstName
+            profile.lastName = content.lastName
+            profile.birthDate = content.birthDate?.message
+            profile.location = content.location?.message
+            if view == .reader { profile.distanceMeters = distanceMeters ?? 0 }
+        case .member:
+            if content.showRealName {
+                profile.firstName = content.firstName
+                profile.lastName = content.lastName
+            }
+            profile.distanceMeters = distanceMeters ?? 0
+        }
+        return profile
+    }
+}

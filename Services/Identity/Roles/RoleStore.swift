@@ -1,0 +1,43 @@
+import Contracts
+import Foundation
+import Postgres
+import Runtime
+
+/// Roles on `identity.accounts.role`: read under a row lock, changed with a `RoleChanged`
+/// event in the same transaction.
+struct RoleStore: Sendable {
+    let outbox: Outbox
+
+    /// The role of account `id` in `app`, locked until the transaction ends; nil when there is
+    /// no such account.
+    func lockedRole(of id: UUID, app: String, on connection: Connection) async throws -> String? {
+        let rows = try await connection.query(
+            "SELECT role FROM identity.accounts WHERE id = $1 AND app = $2 FOR UPDATE", [.uuid(id), .text(app)])
+        return try rows.first?.decode(0, as: String.self)
+    }
+
+    /// Sets the role of account `id` (whose locked role is `previous`) to `role`, appending
+    /// `RoleChanged`; a no-op with `changed = false` when it already has it. `changedBy` is
+    /// the account that asked, nil for an operator.
+    func change(_ id: UUID, app: String, from previous: String, to role: String, changedBy: UUID?,
+                on connection: Connection) async throws -> Profiles.RoleAssignment {
+        let accountID = id.uuidString.lowercased()
+        guard previous != role else {
+            return Profiles.RoleAssignment(accountID: accountID, role: role, previousRole: previous, changed: false)
+        }
+        let rows = try await connection.query("""
+            UPDATE identity.accounts SET role = $3 WHERE id = $1 AND app = $2
+            RETURNING \(ProfileStore.micros("now()"))
+            """, [.uuid(id), .text(app), .text(role)])
+        var event = Profiles.RoleChanged()
+        event.accountID = accountID
+        event.app = app
+        event.previousRole = previous
+        event.role = role
+        event.changedBy = changedBy?.uuidString.lowercased() ?? ""
+        event.changedAt = Timestamp(microseconds: try rows[0].decode(0))
+        try await outbox.append(OutboxEvent(type: "RoleChanged", app: app, aggregateID: accountID,
+                                            payload: event.serializedBytes()), on: connection)
+        return Profiles.RoleAssignment(accountID: accountID, role: role, previousRole: previous, changed: true)
+    }
+}
