@@ -4,7 +4,8 @@ wire by the release `identity-bench` load generator (our own gRPC client: the re
 spends each single-use refresh token once, which h2load's fixed request body cannot).
 
 Workloads: anonymous sign-in, token refresh (one token chain per stream), get account (an
-authenticated primary-key read, standing in for get profile), each at 16 and 64 concurrent
+authenticated primary-key read), get profile (another member's, with the visibility rules and
+distance), update profile (an upsert plus its ProfileUpdated event), each at 16 and 64 concurrent
 streams over 4 connections; then email sign-in at 4 streams, which is dominated by scrypt and
 meant to be slow. RV_BENCH_SECONDS sets each run's length (default 10).
 """
