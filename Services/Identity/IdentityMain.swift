@@ -9,7 +9,9 @@ import Runtime
 /// (RV_PG_URL_IDENTITY). Keys: see `KeyEncryptionKey` (RV_IDENTITY_KEY_ENCRYPTION_KEY).
 /// Services accepted on internal methods (WatchEvents, DevicesInternal): RV_SERVICE_CREDENTIALS,
 /// see `ServiceCredentials`; unset, every internal call is refused. DevicesInternal is open to
-/// the services in RV_IDENTITY_PUSH_TOKEN_CALLERS (default messaging).
+/// the services in RV_IDENTITY_PUSH_TOKEN_CALLERS (default messaging). The apps served and
+/// their policies: `AppPolicies.standard`, changed or extended by RV_IDENTITY_APPS_FILE
+/// (`AppPoliciesFile`).
 @main
 struct IdentityMain {
     static func main() async {
@@ -25,6 +27,7 @@ struct IdentityMain {
                 context.logger.warning("\(KeyEncryptionKey.variable) is not set: signing keys are sealed with the development key")
             }
             var settings = IdentitySettings(keyEncryptionKey: key)
+            settings.apps = try AppPoliciesFile.load(from: context.environment, onto: settings.apps)
             try AppStoreSettings.load(from: context.environment, into: &settings)
             try settings.configureSignIn(from: context.environment, logger: context.logger)
             let pool = try await context.makePostgresPool(schema: "identity", migrations: try IdentityMigrations.all())

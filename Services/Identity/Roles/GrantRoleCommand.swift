@@ -73,8 +73,15 @@ struct GrantRoleCommand: Sendable {
     }
 
     /// Parses, runs and reports; returns the exit status.
-    static func main(arguments: [String], environment: Environment = .process, apps: AppPolicies = .standard) async -> Int32 {
+    static func main(arguments: [String], environment: Environment = .process, apps standard: AppPolicies = .standard) async -> Int32 {
         let command: GrantRoleCommand
+        let apps: AppPolicies
+        do {
+            apps = try AppPoliciesFile.load(from: EnvironmentReader(environment: environment), onto: standard)
+        } catch {
+            report("identity grant-role: \(error)")
+            return 2
+        }
         do {
             command = try GrantRoleCommand(arguments: arguments, apps: apps)
         } catch {
