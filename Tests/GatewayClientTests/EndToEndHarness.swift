@@ -53,6 +53,10 @@ enum EndToEnd {
 /// Starts the `identity` executable once for the suite it is attached to: any free port,
 /// schema `identity` of the local cluster, warnings-only logs.
 struct IdentityServiceTrait: SuiteTrait, TestScoping {
+    /// Further variables for the executable (say `RV_IDENTITY_APPSTORE_ROOT_CERT_FILE`); they
+    /// win over the ones above.
+    var environment: [String: String] = [:]
+
     func provideScope(for test: Test, testCase: Test.Case?,
                       performing function: @Sendable () async throws -> Void) async throws {
         // Fails with the db.sh hint when Postgres is down, rather than a start-up timeout.
@@ -61,7 +65,7 @@ struct IdentityServiceTrait: SuiteTrait, TestScoping {
             "RV_IDENTITY_PORT": "0",
             "RV_PG_URL_IDENTITY": EndToEnd.postgresURL(role: "identity"),
             "RV_LOG_LEVEL": "warning",
-        ])
+        ].merging(environment) { _, extra in extra })
         do {
             try await EndToEnd.$identityProcess.withValue(process) { try await function() }
         } catch {

@@ -1,0 +1,177 @@
+import Contracts
+import GatewayClient
+import RPC
+import Synchronization
+import Testing
+
+/// Every wrapper of Profiles, Safety and Membership against a server that is always
+/// UNAVAILABLE: it calls its own RPC, is sent as many times as its idempotency allows (reads and
+/// server-idempotent writes until the policy gives up, other writes once), and carries the
+/// session's token exactly when the method needs one.
+@Suite struct IdentityServicesMethodRulesTests {
+    /// How one wrapper must behave.
+    struct Rule: Sendable, CustomTestStringConvertible {
+        enum Sending: Sendable { case retried, once }
+
+        var path: String
+        var sending: Sending
+        var needsSession: Bool
+        var call: @Sendable (GatewayClient) async throws -> Void
+
+        var testDescription: String { path }
+    }
+
+    static let id = "00000000-0000-4000-8000-000000000002"
+
+    static let rules: [Rule] = [
+        Rule(path: "Profiles/GetMyProfile", sending: .retried, needsSession: true) { _ = try await $0.profiles.getMyProfile() },
+        Rule(path: "Profiles/UpdateProfile", sending: .once, needsSession: true) {
+            _ = try await $0.profiles.updateProfile(Profiles.ProfileFields(), mask: ["bio"])
+        },
+        Rule(path: "Profiles/GetProfile", sending: .retried, needsSession: true) { _ = try await $0.profiles.getProfile(accountID: id) },
+        Rule(path: "Profiles/GetProfileByUsername", sending: .retried, needsSession: true) {
+            _ = try await $0.profiles.getProfile(username: "maya")
+        },
+        Rule(path: "Profiles/ListProfiles", sending: .retried, needsSession: true) { _ = try await $0.profiles.listProfiles() },
+        Rule(path: "Profiles/SetVerified", sending: .retried, needsSession: true) {
+            _ = try await $0.profiles.setVerified(accountID: id, verified: true)
+        },
+        Rule(path: "Profiles/BecomeApplicant", sending: .retried, needsSession: true) { _ = try await $0.profiles.becomeApplicant() },
+        Rule(path: "Profiles/SetRole", sending: .retried, needsSession: true) { _ = try await $0.profiles.setRole(accountID: id, role: "host") },
+
+        Rule(path: "Safety/Block", sending: .retried, needsSession: true) { try await $0.safety.block(accountID: id) },
+        Rule(path: "Safety/Unblock", sending: .retried, needsSession: true) { try await $0.safety.unblock(accountID: id) },
+        Rule(path: "Safety/ListBlocks", sending: .retried, needsSession: true) { _ = try await $0.safety.listBlocks() },
+        Rule(path: "Safety/Report", sending: .once, needsSession: true) { try await $0.safety.report(accountID: id, reason: .spam) },
+        Rule(path: "Safety/ListReports", sending: .retried, needsSession: true) { _ = try await $0.safety.listReports() },
+        Rule(path: "Safety/ReviewReport", sending: .once, needsSession: true) { _ = try await $0.safety.reviewReport(id: id) },
+        Rule(path: "Safety/ResolveReport", sending: .once, needsSession: true) { _ = try await $0.safety.resolveReport(id: id) },
+
+        Rule(path: "Membership/ListTiers", sending: .retried, needsSession: false) { _ = try await $0.membership.listTiers() },
+        Rule(path: "Membership/GetMyEntitlements", sending: .retried, needsSession: true) {
+            _ = try await $0.membership.getMyEntitlements()
+        },
+        Rule(path: "Membership/ApplyAppStoreTransaction", sending: .retried, needsSession: true) {
+            _ = try await $0.membership.applyAppStoreTransaction("a.b.c")
+        },
+        Rule(path: "Membership/SetTier", sending: .retried, needsSession: true) {
+            _ = try await $0.membership.setTier(accountID: id, tier: "plus")
+        },
+        Rule(path: "Membership/CreateReferralCode", sending: .once, needsSession: true) {
+            _ = try await $0.membership.createReferralCode()
+        },
+        Rule(path: "Membership/ListMyReferralCodes", sending: .retried, needsSession: true) {
+            _ = try await $0.membership.listMyReferralCodes()
+        },
+        Rule(path: "Membership/RedeemReferralCode", sending: .once, needsSession: true) {
+            try await $0.membership.redeemReferralCode("EXT7K2")
+        },
+        Rule(path: "Membership/GetMyWaitlistPosition", sending: .retried, needsSession: true) {
+            _ = try await $0.membership.getMyWaitlistPosition()
+        },
+        Rule(path: "Membership/ListWaitlist", sending: .retried, needsSession: true) { _ = try await $0.membership.listWaitlist() },
+        Rule(path: "Membership/ApproveMember", sending: .once, needsSession: true) {
+            try await $0.membership.approveMember(accountID: id)
+        },
+        Rule(path: "Membership/RejectMember", sending: .once, needsSession: true) {
+            try await $0.membership.rejectMember(accountID: id, reason: "no")
+        },
+        Rule(path: "Membership/JoinWaitlist", sending: .retried, needsSession: false) {
+            _ = try await $0.membership.joinWaitlist(email: "maya@example.com")
+        },
+        Rule(path: "Membership/GetWaitlistPosition", sending: .retried, needsSession: false) {
+            _ = try await $0.membership.getWaitlistPosition(email: "maya@example.com", referralCode: "EXT7K2")
+        },
+        Rule(path: "Membership/GetWaitlistCount", sending: .retried, needsSession: true) {
+            _ = try await $0.membership.getWaitlistCount()
+        },
+
+        Rule(path: "Identity/SignUpWithEmail", sending: .once, needsSession: false) {
+            _ = try await $0.identity.signUpWithEmail("maya@example.com", password: "correct horse battery", referralCode: "EXT7K2")
+        },
+    ]
+
+    @Test(arguments: rules)
+    func aWrapper_callsItsMethod_asOftenAsItsIdempotencyAllows_withTheTokenItNeeds(_ rule: Rule) async throws {
+        let server = try UnavailableServer()
+        let port = try server.start()
+        // A session only where one is needed: the public methods must work signed out.
+        let store = rule.needsSession ? InMemoryTokenStore(ScriptedIdentityService.stored(access: "a1", refresh: "r1"))
+            : InMemoryTokenStore()
+        let client = try GatewayClient(configuration: GatewayConfiguration(host: "127.0.0.1", port: port, security: .plaintext,
+                                                                           app: "elite", retryPolicy: .fast),
+                                       tokenStore: store)
+        let error = await gatewayError { try await rule.call(client) }
+        client.close()
+        await server.stop()
+
+        #expect(error?.code == .unavailable)
+        let calls = server.calls
+        #expect(Set(calls.map(\.path)) == [rule.path])
+        #expect(calls.count == (rule.sending == .retried ? RetryPolicy.fast.maxAttempts : 1))
+        #expect(calls.allSatisfy { $0.bearer == (rule.needsSession ? "a1" : nil) })
+    }
+}
+
+/// A live server with every method of Profiles, Safety and Membership (and Identity's
+/// SignUpWithEmail) that answers each UNAVAILABLE, recording the path and bearer token of every call.
+final class UnavailableServer: Sendable {
+    struct Call: Sendable {
+        /// `Service/Method`.
+        var path: String
+        var bearer: String?
+    }
+
+    private final class Recorder: Sendable {
+        let log = Mutex<[Call]>([])
+    }
+
+    private struct Service: RPCService {
+        var serviceName: String
+        var methods: [String]
+        var recorder: Recorder
+
+        func register(in router: inout RPCRouter) {
+            for method in methods {
+                let path = "\(serviceName.split(separator: ".").last ?? "")/\(method)"
+                // Any request decodes as an empty message (unknown fields are skipped); no
+                // response is ever sent.
+                router.unary(serviceName, method) { [recorder] (_: Profiles.GetMyProfileRequest, context) -> Profiles.GetMyProfileRequest in
+                    let bearer = context.requestMetadata[string: "authorization"].map { String($0.dropFirst("Bearer ".count)) }
+                    recorder.log.withLock { $0.append(Call(path: path, bearer: bearer)) }
+                    throw RPCError(code: .unavailable, message: "try again")
+                }
+            }
+        }
+    }
+
+    private static let methods: [String: [String]] = [
+        Profiles.serviceName: ["GetMyProfile", "UpdateProfile", "GetProfile", "GetProfileByUsername", "ListProfiles",
+                               "SetVerified", "BecomeApplicant", "SetRole"],
+        Safety.serviceName: ["Block", "Unblock", "ListBlocks", "Report", "ListReports", "ReviewReport", "ResolveReport"],
+        Membership.serviceName: ["ListTiers", "GetMyEntitlements", "ApplyAppStoreTransaction", "SetTier", "CreateReferralCode",
+                                 "ListMyReferralCodes", "RedeemReferralCode", "GetMyWaitlistPosition", "ListWaitlist",
+                                 "ApproveMember", "RejectMember", "JoinWaitlist", "GetWaitlistPosition", "GetWaitlistCount"],
+        Identity.serviceName: ["SignUpWithEmail"],
+    ]
+
+    private let recorder: Recorder
+    private let server: RPCServer
+
+    init() throws {
+        var configuration = RPCServerConfiguration()
+        configuration.loopCount = 1
+        let recorder = Recorder()
+        self.recorder = recorder
+        let services = Self.methods.map { Service(serviceName: $0.key, methods: $0.value, recorder: recorder) }
+        server = try RPCServer(configuration: configuration, services: services)
+    }
+
+    /// Every call so far, in arrival order.
+    var calls: [Call] { recorder.log.withLock { $0 } }
+
+    /// Starts listening on 127.0.0.1; returns the port.
+    func start() throws -> Int { try server.start() }
+
+    func stop() async { await server.shutdown(gracePeriod: .milliseconds(200)) }
+}
