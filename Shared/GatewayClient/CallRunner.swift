@@ -59,7 +59,7 @@ struct CallRunner: Sendable {
         let token = try await sessions.accessToken()
         do {
             return try await body(.bearer(token, timeout: try left()))
-        } catch let error as RPCError where error.code == .unauthenticated {
+        } catch let error as RPCError where method.mayRefresh(after: error) {
             let refreshed = try await sessions.refreshed(after: token)
             return try await body(.bearer(refreshed.accessToken, timeout: try left()))
         }

@@ -4,8 +4,9 @@ import HTTP2
 public import RPC
 
 /// The one object a mobile app embeds to talk to Rendezvous: typed per-service APIs
-/// (`client.identity.signInWithEmail(…)`), the signed-in session kept in a `TokenStore` and
-/// refreshed as needed, deadlines on every call, and retries for idempotent calls.
+/// (`client.identity.signInWithEmail(…)`, `client.devices.registerPushToken(…)`; each service
+/// is one `<Service>API.swift` with its table of methods), the signed-in session kept in a
+/// `TokenStore` and refreshed as needed, deadlines on every call, and retries for idempotent calls.
 ///
 /// ```swift
 /// let client = try GatewayClient(configuration: GatewayConfiguration(host: "api.example.com", port: 443, app: "momento"),

@@ -26,14 +26,27 @@ struct GatewayMethod: Sendable, CustomStringConvertible {
     let name: String
     let kind: Kind
     let authentication: Authentication
+    /// UNAUTHENTICATED reasons that refuse a credential the request itself carries (an ID token
+    /// to link, a one-time code), not the session's access token: the call is not refreshed
+    /// and sent again for them, which would only spend another attempt of that credential.
+    let requestCredentialReasons: Set<String>
 
-    init(_ name: String, _ kind: Kind, _ authentication: Authentication) {
+    init(_ name: String, _ kind: Kind, _ authentication: Authentication, requestCredentialReasons: Set<String> = []) {
         self.name = name
         self.kind = kind
         self.authentication = authentication
+        self.requestCredentialReasons = requestCredentialReasons
     }
 
     var description: String { name }
+
+    /// Whether UNAUTHENTICATED `error` may be the session's access token being refused, so that
+    /// a refreshed token is worth one more try.
+    func mayRefresh(after error: RPCError) -> Bool {
+        guard authentication == .session, error.code == .unauthenticated else { return false }
+        guard let reason = error.reason else { return true }
+        return !requestCredentialReasons.contains(reason)
+    }
 
     /// Whether an attempt that failed with `code` may be repeated.
     func mayRetry(after code: StatusCode) -> Bool {

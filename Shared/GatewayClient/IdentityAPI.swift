@@ -7,7 +7,8 @@ extension GatewayClient {
 }
 
 /// The Identity service as an app calls it. Sign-in methods save the session they start in the
-/// client's token store; sign-out clears it; the other methods use it.
+/// client's token store; sign-out and account deletion clear it; the other methods use it.
+/// Apple, Google and phone sign-in, linking and deletion are in the `IdentityAPI+…` files.
 public struct IdentityAPI: Sendable {
     let runner: CallRunner
 
@@ -21,12 +22,37 @@ public struct IdentityAPI: Sendable {
         static let listSessions = GatewayMethod("Identity/ListSessions", .read, .session)
         static let getAccount = GatewayMethod("Identity/GetAccount", .read, .session)
         static let getSigningKeys = GatewayMethod("Identity/GetSigningKeys", .read, .none)
+        /// A write: the first sign-in of a provider account creates the account, and a repeat
+        /// would open a second session.
+        static let signInWithProvider = GatewayMethod("Identity/SignInWithProvider", .write, .none)
+        /// Never repeated: each attempt sends an SMS (and counts against the number's hourly limit).
+        static let startPhoneSignIn = GatewayMethod("Identity/StartPhoneSignIn", .write, .none)
+        /// A code signs in once and each attempt spends one of its five tries.
+        static let verifyPhoneCode = GatewayMethod("Identity/VerifyPhoneCode", .write, .none)
+        /// Writes: a repeat after a lost answer would report ALREADY_LINKED (or a spent code)
+        /// for a link that worked. Their requests carry a credential of their own, whose
+        /// refusals are not the session's.
+        static let linkProvider = GatewayMethod("Identity/LinkProvider", .write, .session,
+                                                requestCredentialReasons: idTokenReasons)
+        static let linkEmail = GatewayMethod("Identity/LinkEmail", .write, .session)
+        static let linkPhone = GatewayMethod("Identity/LinkPhone", .write, .session,
+                                             requestCredentialReasons: phoneCodeReasons)
+        /// Never repeated: deletion cannot be undone, and the app should hear its one answer.
+        static let deleteAccount = GatewayMethod("Identity/DeleteAccount", .write, .session)
+
+        /// UNAUTHENTICATED reasons about the ID token a request carries (identity.proto).
+        static let idTokenReasons: Set<String> = [
+            "ID_TOKEN_MALFORMED", "ID_TOKEN_UNKNOWN_KEY", "ID_TOKEN_BAD_SIGNATURE", "ID_TOKEN_EXPIRED",
+            "ID_TOKEN_NOT_YET_VALID", "ID_TOKEN_WRONG_ISSUER", "ID_TOKEN_WRONG_AUDIENCE", "ID_TOKEN_NONCE_MISMATCH",
+        ]
+        /// UNAUTHENTICATED reasons about the one-time code a request carries (identity.proto).
+        static let phoneCodeReasons: Set<String> = ["INVALID_CODE", "CODE_EXPIRED"]
     }
 
-    private var stub: IdentityClient { IdentityClient(client: runner.rpc) }
-    private var app: String { runner.configuration.app }
+    var stub: IdentityClient { IdentityClient(client: runner.rpc) }
+    var app: String { runner.configuration.app }
 
-    private func device(_ name: String?) -> String { name ?? runner.configuration.deviceName }
+    func device(_ name: String?) -> String { name ?? runner.configuration.deviceName }
 
     /// Creates an anonymous device account (apps whose policy allows it) and signs in to it.
     public func signInAnonymously(deviceName: String? = nil, deadline: Duration? = nil) async throws(GatewayError) -> Identity.Account {
@@ -110,7 +136,8 @@ public struct IdentityAPI: Sendable {
 
     // MARK: Sessions
 
-    private func startSession(_ method: GatewayMethod, _ deadline: Duration?,
+    /// Runs a sign-in and saves the session it started; returns its account.
+    func startSession(_ method: GatewayMethod, _ deadline: Duration?,
                               _ call: @Sendable (CallOptions) async throws -> Identity.AuthSession) async throws(GatewayError) -> Identity.Account {
         let response = try await runner.run(method, deadline: deadline, call)
         do {

@@ -38,6 +38,12 @@ enum EndToEnd {
         return try GatewayClient(configuration: configuration, tokenStore: store)
     }
 
+    /// A fresh phone number (E.164, +1 555 and 11 random digits): numbers keep their codes and
+    /// send limits in the shared schema across runs.
+    static func uniquePhone() -> String {
+        "+1555" + String(format: "%011llu", UInt64.random(in: 0..<100_000_000_000))
+    }
+
     /// A fresh email address, so tests never collide in the shared schema.
     static func uniqueEmail() -> String {
         "\(TestDatabase.uniqueName("gw"))@example.com"
@@ -51,21 +57,33 @@ enum EndToEnd {
 }
 
 /// Starts the `identity` executable once for the suite it is attached to: any free port,
-/// schema `identity` of the local cluster, warnings-only logs.
+/// schema `identity` of the local cluster, and what the tests need to play every party:
+/// Apple's and Google's ID token keys are the test's own (`ProviderTokens`), the push sender
+/// `messaging` has a service credential, and logs are JSON lines from `notice` up, so the
+/// phone codes the development sender logs can be read back (`EndToEndServiceProcess.phoneCode`).
 struct IdentityServiceTrait: SuiteTrait, TestScoping {
-    /// Further variables for the executable (say `RV_IDENTITY_APPSTORE_ROOT_CERT_FILE`); they
-    /// win over the ones above.
+    /// Variables added to (or replacing) the standard ones, e.g. a short phone code lifetime.
     var environment: [String: String] = [:]
+
+    /// The service credential the executable accepts, for DevicesInternal calls.
+    static let messagingSecret = "e2e-messaging-secret-0123456789abcdef"
 
     func provideScope(for test: Test, testCase: Test.Case?,
                       performing function: @Sendable () async throws -> Void) async throws {
         // Fails with the db.sh hint when Postgres is down, rather than a start-up timeout.
         try await TestDatabase.makePool(TestDatabase.configuration(role: "identity", poolSize: 1)).close()
-        let process = try await EndToEndServiceProcess.start("identity", environment: [
+        let jwks = try ProviderTokens.shared.jwksJSON()
+        let standard = [
             "RV_IDENTITY_PORT": "0",
             "RV_PG_URL_IDENTITY": EndToEnd.postgresURL(role: "identity"),
-            "RV_LOG_LEVEL": "warning",
-        ].merging(environment) { _, extra in extra })
+            "RV_LOG_LEVEL": "notice",
+            "RV_LOG_FORMAT": "json",
+            "RV_IDENTITY_APPLE_JWKS": jwks,
+            "RV_IDENTITY_GOOGLE_JWKS": jwks,
+            "RV_SERVICE_CREDENTIALS": "messaging=\(Self.messagingSecret)",
+        ]
+        let process = try await EndToEndServiceProcess.start(
+            "identity", environment: standard.merging(environment) { _, override in override })
         do {
             try await EndToEnd.$identityProcess.withValue(process) { try await function() }
         } catch {
@@ -80,4 +98,10 @@ struct IdentityServiceTrait: SuiteTrait, TestScoping {
 extension Trait where Self == IdentityServiceTrait {
     /// Runs the suite against the `identity` executable.
     static var identityService: Self { IdentityServiceTrait() }
+
+    /// Runs the suite against an `identity` executable of its own, started with `environment`
+    /// on top of the standard variables.
+    static func identityService(environment: [String: String]) -> Self {
+        IdentityServiceTrait(environment: environment)
+    }
 }

@@ -81,6 +81,21 @@ final class EndToEndServiceProcess: Sendable {
     /// The child's standard error so far.
     var log: String { (try? String(contentsOfFile: logFile, encoding: .utf8)) ?? "" }
 
+    /// The last one-time code the development sender logged for `phone` (E.164), as the phone
+    /// would have received it by SMS; nil when none was logged. Needs `RV_LOG_FORMAT=json` and
+    /// a level of `notice` or lower. The sender logs before the call answers, so a code is
+    /// here as soon as `startPhoneSignIn` returns.
+    func phoneCode(for phone: String) -> String? {
+        var code: String?
+        for line in log.split(separator: "\n") {
+            guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+                  let metadata = object["metadata"] as? [String: Any],
+                  metadata["phone"] as? String == phone, let logged = metadata["code"] as? String else { continue }
+            code = logged
+        }
+        return code
+    }
+
     /// SIGTERM, then SIGKILL after `grace`; returns once the child exited.
     func stop(grace: Duration = .seconds(5)) async {
         await Subprocess.onDedicatedThread { [process] in Self.terminate(process, grace: grace) }

@@ -5,7 +5,7 @@ import Testing
 /// Runs `body` with a GatewayClient connected to `service` on a live RPCServer (127.0.0.1,
 /// ephemeral port), then stops both.
 func withScriptedServer<T>(
-    _ service: ScriptedIdentityService,
+    _ service: any RPCService,
     store: any TokenStore = InMemoryTokenStore(),
     configureServer: (inout RPCServerConfiguration) -> Void = { _ in },
     configure: (inout GatewayConfiguration) -> Void = { _ in },
