@@ -52,7 +52,8 @@ import Testing
         (["RV_IDENTITY_APPLE_JWKS": #"{"keys": []}"#], "RV_IDENTITY_APPLE_JWKS"),
         (["RV_IDENTITY_GOOGLE_JWKS_FILE": "/nonexistent/jwks.json"], "RV_IDENTITY_GOOGLE_JWKS_FILE"),
         (["RV_IDENTITY_GOOGLE_JWKS": #"{"keys": []}"#, "RV_IDENTITY_GOOGLE_JWKS_FILE": "/x"], "RV_IDENTITY_GOOGLE_JWKS"),
-        (["RV_IDENTITY_PHONE_CODE_LIFETIME": "5"], "RV_IDENTITY_PHONE_CODE_LIFETIME"),
+        (["RV_IDENTITY_PHONE_CODE_LIFETIME": "1"], "RV_IDENTITY_PHONE_CODE_LIFETIME"),
+        (["RV_IDENTITY_PHONE_CODE_LIFETIME": "3601"], "RV_IDENTITY_PHONE_CODE_LIFETIME"),
     ])
     func badValue_isAConfigurationErrorNamingTheVariable(_ values: [String: String], _ variable: String) {
         #expect {

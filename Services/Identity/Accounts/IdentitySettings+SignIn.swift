@@ -39,7 +39,7 @@ extension IdentitySettings {
             if let list = Self.list(environment[prefix + "_GOOGLE_AUDIENCES"]) { policy.googleAudiences = list }
             return policy
         })
-        if let seconds = try environment.integer("RV_IDENTITY_PHONE_CODE_LIFETIME", range: 60...3600) {
+        if let seconds = try environment.integer("RV_IDENTITY_PHONE_CODE_LIFETIME", range: 2...3600) {
             phoneCodes.lifetime = Int64(seconds)
         }
         if let seconds = try environment.integer("RV_IDENTITY_PHONE_CODE_RESEND_INTERVAL", range: 0...3600) {
