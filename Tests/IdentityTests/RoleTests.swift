@@ -118,6 +118,19 @@ import Testing
         await harness.stop()
     }
 
+    @Test func grantRole_cli_admin_ofAnInviteOnlyApp_leavesTheWaitlist() async throws {
+        let harness = try await IdentityHarness.start()
+        let email = IdentityHarness.uniqueEmail()
+        let session = try await harness.client.signUpWithEmail(.init(app: "elite", email: email, password: "correct horse battery"))
+        #expect(session.account?.membershipStatus == "waitlisted")
+        let granted = try await Self.grantRole(["--app", "elite", "--email", email, "--role", "admin"])
+        #expect(granted.exitCode == 0, "\(granted.output)")
+        let refreshed = try await harness.client.refreshSession(.init(refreshToken: session.refreshToken))
+        #expect(refreshed.account?.role == "admin" && refreshed.account?.membershipStatus == "active")
+        #expect(try accessTokenClaims(refreshed.accessToken).string("ms") == "active")
+        await harness.stop()
+    }
+
     @Test func grantRole_cli_unknownAccount_exits1_badArguments_exit2() async throws {
         let missing = try await Self.grantRole(["--app", "elite", "--email", IdentityHarness.uniqueEmail(), "--role", "admin"])
         #expect(missing.exitCode == 1 && missing.output.contains("no account"), "\(missing.output)")

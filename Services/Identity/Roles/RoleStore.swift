@@ -18,7 +18,8 @@ struct RoleStore: Sendable {
 
     /// Sets the role of account `id` (whose locked role is `previous`) to `role`, appending
     /// `RoleChanged`; a no-op with `changed = false` when it already has it. `changedBy` is
-    /// the account that asked, nil for an operator.
+    /// the account that asked, nil for an operator. An admin is an active member: a waitlisted
+    /// account made admin (the first admin of an invite-only app) leaves the waitlist.
     func change(_ id: UUID, app: String, from previous: String, to role: String, changedBy: UUID?,
                 on connection: Connection) async throws -> Profiles.RoleAssignment {
         let accountID = id.uuidString.lowercased()
@@ -26,9 +27,13 @@ struct RoleStore: Sendable {
             return Profiles.RoleAssignment(accountID: accountID, role: role, previousRole: previous, changed: false)
         }
         let rows = try await connection.query("""
-            UPDATE identity.accounts SET role = $3 WHERE id = $1 AND app = $2
+            UPDATE identity.accounts
+            SET role = $3,
+                membership_status = CASE WHEN $3 = $4 AND membership_status = 'waitlisted' THEN 'active'
+                                         ELSE membership_status END
+            WHERE id = $1 AND app = $2
             RETURNING \(ProfileStore.micros("now()"))
-            """, [.uuid(id), .text(app), .text(role)])
+            """, [.uuid(id), .text(app), .text(role), .text(Authorization.adminRole)])
         var event = Profiles.RoleChanged()
         event.accountID = accountID
         event.app = app
