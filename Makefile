@@ -35,13 +35,13 @@ db-start: deps
 db-stop:
 	bash compose/local/db.sh stop
 
-## test: every test — Swift tests (codec, HTTP/2, RPC, Postgres, runtime) and the grpcio interop and conformance suites.
+## test: every test — Swift tests (codec, HTTP/2, RPC, Postgres, runtime, identity, gateway client end to end) and the grpcio interop and conformance suites.
 test: deps db-start
 	bash Tests/InteropTests/Fixtures/gen_protos.sh
 	$(SWIFT) build --build-tests
 	@# One test at a time: several tests block on raw sockets or child processes, which would
 	@# hold Swift's cooperative threads (two on a 2-core machine) and starve the timers of
-	@# tests running beside them. The whole run takes under a minute.
+	@# tests running beside them. The tests take about two minutes after the build.
 	$(SWIFT) test --skip-build --no-parallel
 
 ## run: Postgres and every service in the foreground until Ctrl-C.

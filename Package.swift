@@ -98,7 +98,7 @@ let package = Package(
         .testTarget(name: "IdentityTests", dependencies: ["Identity", "Auth", "Contracts", "CryptoCore", "Postgres", "RPC", "Runtime", "TestSupport"],
                     swiftSettings: swiftSettings),
         .testTarget(name: "GatewayClientTests", dependencies: ["GatewayClient", "Contracts", "RPC", "TestSupport",
-                                                            "CryptoCore", "HTTP2"],
+                                                            "CryptoCore", "HTTP2", "Wire"],
                     swiftSettings: swiftSettings),
         .testTarget(name: "RuntimeTests", dependencies: ["Runtime", "RPC", "Contracts", "Postgres", "TestSupport", "Auth"],
                     swiftSettings: swiftSettings),
