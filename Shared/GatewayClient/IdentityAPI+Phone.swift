@@ -18,10 +18,15 @@ extension IdentityAPI {
     /// first sign-in, and saves the session. Fails with UNAUTHENTICATED `INVALID_CODE` (details
     /// `attempts_remaining`) or `CODE_EXPIRED`, RESOURCE_EXHAUSTED `CODE_ATTEMPTS_EXHAUSTED`
     /// after five wrong codes, FAILED_PRECONDITION `NO_ACTIVE_CODE`.
-    public func verifyPhoneCode(_ code: String, phone: String, deviceName: String? = nil,
+    ///
+    /// `referralCode`: a member's code (ÉLITE) redeemed when this call creates the account, which
+    /// then starts active; a code that cannot be used fails the call and creates nothing
+    /// (`REFERRAL_CODE_USED`, `REFERRAL_CODE_EXPIRED`, `REFERRAL_CODE_NOT_FOUND`, `REFERRALS_NOT_OFFERED`…).
+    public func verifyPhoneCode(_ code: String, phone: String, referralCode: String = "", deviceName: String? = nil,
                                 deadline: Duration? = nil) async throws(GatewayError) -> Identity.Account {
-        let request = Identity.VerifyPhoneCodeRequest(app: app, phone: phone, code: code, deviceName: device(deviceName))
-        return try await startSession(Methods.verifyPhoneCode, deadline) { [stub] options in
+        var request = Identity.VerifyPhoneCodeRequest(app: app, phone: phone, code: code, deviceName: device(deviceName))
+        request.referralCode = referralCode
+        return try await startSession(Methods.verifyPhoneCode, deadline) { [stub, request] options in
             try await stub.verifyPhoneCode(request, options: options)
         }
     }

@@ -8,11 +8,17 @@ extension IdentityAPI {
     /// generated. Fails with UNAUTHENTICATED and an `ID_TOKEN_…` reason for a token Identity
     /// refuses (signature, issuer, audience, expiry, nonce), FAILED_PRECONDITION
     /// `PROVIDER_NOT_CONFIGURED` or `SIGN_IN_METHOD_NOT_ALLOWED`, INVALID_ARGUMENT `NONCE_REQUIRED`.
+    ///
+    /// `referralCode`: a member's code (ÉLITE) redeemed when this call creates the account, which
+    /// then starts active; a code that cannot be used fails the call and creates nothing
+    /// (`REFERRAL_CODE_USED`, `REFERRAL_CODE_EXPIRED`, `REFERRAL_CODE_NOT_FOUND`, `REFERRALS_NOT_OFFERED`…).
     public func signInWithProvider(_ provider: Identity.IdentityProvider, idToken: String, rawNonce: String,
-                                   deviceName: String? = nil, deadline: Duration? = nil) async throws(GatewayError) -> Identity.Account {
-        let request = Identity.SignInWithProviderRequest(app: app, provider: provider, idToken: idToken, rawNonce: rawNonce,
+                                   referralCode: String = "", deviceName: String? = nil,
+                                   deadline: Duration? = nil) async throws(GatewayError) -> Identity.Account {
+        var request = Identity.SignInWithProviderRequest(app: app, provider: provider, idToken: idToken, rawNonce: rawNonce,
                                                          deviceName: device(deviceName))
-        return try await startSession(Methods.signInWithProvider, deadline) { [stub] options in
+        request.referralCode = referralCode
+        return try await startSession(Methods.signInWithProvider, deadline) { [stub, request] options in
             try await stub.signInWithProvider(request, options: options)
         }
     }

@@ -64,10 +64,14 @@ public struct IdentityAPI: Sendable {
 
     /// Creates an account with an email and password and signs in to it.
     /// Fails with `INVALID_EMAIL`, `WEAK_PASSWORD` or `EMAIL_TAKEN` as Identity decides.
-    public func signUpWithEmail(_ email: String, password: String, deviceName: String? = nil,
+    /// `referralCode`: a member's code (ÉLITE) redeemed when this call creates the account, which
+    /// then starts active; a code that cannot be used fails the call and creates nothing
+    /// (`REFERRAL_CODE_USED`, `REFERRAL_CODE_EXPIRED`, `REFERRAL_CODE_NOT_FOUND`, `REFERRALS_NOT_OFFERED`…).
+    public func signUpWithEmail(_ email: String, password: String, referralCode: String = "", deviceName: String? = nil,
                                 deadline: Duration? = nil) async throws(GatewayError) -> Identity.Account {
-        let request = Identity.SignUpWithEmailRequest(app: app, email: email, password: password, deviceName: device(deviceName))
-        return try await startSession(Methods.signUpWithEmail, deadline) { [stub] options in
+        var request = Identity.SignUpWithEmailRequest(app: app, email: email, password: password, deviceName: device(deviceName))
+        request.referralCode = referralCode
+        return try await startSession(Methods.signUpWithEmail, deadline) { [stub, request] options in
             try await stub.signUpWithEmail(request, options: options)
         }
     }
