@@ -54,8 +54,8 @@ extension IdentityService {
                 throw AccountError.phoneTaken
             }
             let account = try await existingAccount(accountID, app: policy.id, on: connection)
-            let welcomed = try await welcome(account, referralCode: request.referralCode, policy: policy, on: connection)
-            return .success(try await startSession(welcomed, deviceName: request.deviceName, on: connection))
+            return .success(try await openAccount(account, referralCode: request.referralCode, policy: policy,
+                                                   deviceName: request.deviceName, on: connection))
         }
         return try outcome.get()
     }

@@ -42,8 +42,8 @@ extension IdentityService {
                                               deviceName: request.deviceName, on: connection)
             }
             let account = try await existingAccount(createdID, app: policy.id, on: connection)
-            let welcomed = try await welcome(account, referralCode: request.referralCode, policy: policy, on: connection)
-            return try await startSession(welcomed, deviceName: request.deviceName, on: connection)
+            return try await openAccount(account, referralCode: request.referralCode, policy: policy,
+                                                   deviceName: request.deviceName, on: connection)
         }
     }
 
