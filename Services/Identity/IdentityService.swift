@@ -47,7 +47,7 @@ struct IdentityService: RPCService {
         router.unary(serviceName, "ListSessions") { (_: Identity.ListSessionsRequest, context) in
             let caller = try context.requireAccount()
             let list = try await pool.withConnection { connection in
-                try await sessions.list(accountID: try Self.uuid(caller.accountID), currentSessionID: caller.sessionID,
+                try await sessions.list(accountID: try caller.accountUUID(), currentSessionID: caller.sessionID,
                                         on: connection)
             }
             return Identity.ListSessionsResponse(sessions: list)
@@ -55,7 +55,7 @@ struct IdentityService: RPCService {
         router.unary(serviceName, "GetAccount") { (_: Identity.GetAccountRequest, context) in
             let caller = try context.requireAccount()
             let account = try await pool.withConnection { connection in
-                try await AccountStore.find(id: try Self.uuid(caller.accountID), app: caller.app, on: connection)
+                try await AccountStore.find(id: try caller.accountUUID(), app: caller.app, on: connection)
             }
             guard let account else { throw IdentityError.accountNotFound }
             return account
@@ -149,7 +149,7 @@ struct IdentityService: RPCService {
     }
 
     private func signOut(_ request: Identity.SignOutRequest, caller: AuthenticatedAccount) async throws -> Identity.SignOutResponse {
-        let accountID = try Self.uuid(caller.accountID)
+        let accountID = try caller.accountUUID()
         let target: UUID?
         if request.allSessions {
             target = nil

@@ -11,14 +11,9 @@ enum Authorization {
 
     /// The caller's current role in its app, or UNAUTHENTICATED when the account is gone.
     static func currentRole(of caller: AuthenticatedAccount, on connection: Connection) async throws -> String {
-        guard let id = UUID(uuidString: caller.accountID) else {
-            throw RPCError(code: .unauthenticated, message: "sign in again", reason: "ACCOUNT_NOT_FOUND")
-        }
         let rows = try await connection.query(
-            "SELECT role FROM identity.accounts WHERE id = $1 AND app = $2", [.uuid(id), .text(caller.app)])
-        guard let row = rows.first else {
-            throw RPCError(code: .unauthenticated, message: "sign in again", reason: "ACCOUNT_NOT_FOUND")
-        }
+            "SELECT role FROM identity.accounts WHERE id = $1 AND app = $2", [.uuid(try caller.accountUUID()), .text(caller.app)])
+        guard let row = rows.first else { throw IdentityError.accountNotFound }
         return try row.decode(0)
     }
 

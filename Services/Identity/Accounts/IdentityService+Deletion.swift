@@ -6,7 +6,7 @@ import Postgres
 /// `DeleteAccount`: the App Store requires that users can delete their account in the app.
 extension IdentityService {
     func deleteAccount(caller: AuthenticatedAccount) async throws -> Identity.DeleteAccountResponse {
-        let accountID = try Self.uuid(caller.accountID)
+        let accountID = try caller.accountUUID()
         guard let sessionID = UUID(uuidString: caller.sessionID) else { throw IdentityError.sessionRevoked }
         let deletedAt = try await pool.withTransaction { connection in
             // Deletion cannot be undone: an access token whose session was signed out (it stays

@@ -10,7 +10,7 @@ extension IdentityService {
         let policy = try settings.apps.policy(for: caller.app)
         guard policy.allows(.email) else { throw IdentityError.signInMethodNotAllowed }
         let email = try EmailAddress(request.email)
-        let accountID = try Self.uuid(caller.accountID)
+        let accountID = try caller.accountUUID()
         let hash = try await credentials.hashNewPassword(request.password, policy: policy)
         return try await pool.withTransaction { connection in
             try await AccountStore.lock(accountID, app: policy.id, on: connection)

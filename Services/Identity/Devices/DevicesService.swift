@@ -26,21 +26,21 @@ struct DevicesService: RPCService {
             let caller = try context.requireAccount()
             let token = try PushPlatform.lookupToken(request.token)
             let removed = try await pool.withConnection { connection in
-                try await store.delete(token, accountID: try Self.accountID(caller), app: caller.app, on: connection)
+                try await store.delete(token, accountID: try caller.accountUUID(), app: caller.app, on: connection)
             }
             return Devices.UnregisterPushTokenResponse(removed: removed)
         }
         router.unary(serviceName, "ListMyPushTokens") { (_: Devices.ListMyPushTokensRequest, context) in
             let caller = try context.requireAccount()
             let tokens = try await pool.withConnection { connection in
-                try await store.list(accountID: try Self.accountID(caller), app: caller.app, on: connection)
+                try await store.list(accountID: try caller.accountUUID(), app: caller.app, on: connection)
             }
             return Devices.ListMyPushTokensResponse(tokens: tokens.map(\.message))
         }
     }
 
     private func register(_ registration: PushTokenRegistration, caller: AuthenticatedAccount) async throws -> Devices.PushToken {
-        let accountID = try Self.accountID(caller)
+        let accountID = try caller.accountUUID()
         return try await pool.withTransaction { connection in
             guard try await store.lockAccount(accountID, app: caller.app, on: connection) else {
                 throw IdentityError.accountNotFound
@@ -54,7 +54,7 @@ struct DevicesService: RPCService {
     /// Replaces one of the caller's tokens by the one the OS rotated it to, keeping its
     /// platform, environment and device.
     private func refresh(_ request: Devices.RefreshPushTokenRequest, caller: AuthenticatedAccount) async throws -> Devices.PushToken {
-        let accountID = try Self.accountID(caller)
+        let accountID = try caller.accountUUID()
         let oldToken = try PushPlatform.lookupToken(request.oldToken)
         return try await pool.withTransaction { connection in
             guard try await store.lockAccount(accountID, app: caller.app, on: connection) else {
@@ -71,11 +71,5 @@ struct DevicesService: RPCService {
             try await store.enforceLimits(after: stored, on: connection)
             return stored.message
         }
-    }
-
-    /// The caller's account id; tokens are ours, so a bad one means a bug or a forged claim.
-    static func accountID(_ caller: AuthenticatedAccount) throws -> UUID {
-        guard let id = UUID(uuidString: caller.accountID) else { throw IdentityError.accountNotFound }
-        return id
     }
 }

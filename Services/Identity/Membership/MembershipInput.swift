@@ -4,12 +4,6 @@ import Foundation
 
 /// Checks and conversions of request fields shared by Membership's handlers.
 enum MembershipInput {
-    /// The caller's account id; tokens are ours, so a bad one means a bug or a forged claim.
-    static func callerID(_ caller: AuthenticatedAccount) throws(IdentityError) -> UUID {
-        guard let id = UUID(uuidString: caller.accountID) else { throw .accountNotFound }
-        return id
-    }
-
     /// An account id from a request; INVALID_ARGUMENT `INVALID_ACCOUNT_ID` unless a UUID.
     static func accountID(_ text: String) throws(MembershipError) -> UUID {
         guard let id = UUID(uuidString: text) else { throw .invalidAccountID }

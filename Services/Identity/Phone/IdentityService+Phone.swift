@@ -64,7 +64,7 @@ extension IdentityService {
         let policy = try settings.apps.policy(for: caller.app)
         guard policy.allows(.phone) else { throw IdentityError.signInMethodNotAllowed }
         let phone = try PhoneNumber(request.phone)
-        let accountID = try Self.uuid(caller.accountID)
+        let accountID = try caller.accountUUID()
         let outcome: Result<Identity.Account, AccountError> = try await pool.withTransaction { connection in
             try await AccountStore.lock(accountID, app: policy.id, on: connection)
             if let rejection = try await phoneCodes.consume(app: policy.id, phone: phone, code: request.code,

@@ -51,7 +51,7 @@ extension IdentityService {
         let policy = try settings.apps.policy(for: caller.app)
         let identity = try verifyProviderToken(request.idToken, provider: request.provider, rawNonce: request.rawNonce,
                                                policy: policy)
-        let accountID = try Self.uuid(caller.accountID)
+        let accountID = try caller.accountUUID()
         return try await pool.withTransaction { connection in
             try await AccountStore.lock(accountID, app: policy.id, on: connection)
             if let owner = try await ProviderCredentials.account(app: policy.id, identity: identity, on: connection) {

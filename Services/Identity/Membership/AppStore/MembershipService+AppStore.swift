@@ -18,7 +18,7 @@ extension MembershipService {
     private func applyAppStoreTransaction(_ request: Membership.ApplyAppStoreTransactionRequest,
                                           caller: AuthenticatedAccount) async throws
         -> Membership.ApplyAppStoreTransactionResponse {
-        let accountID = try MembershipInput.callerID(caller)
+        let accountID = try caller.accountUUID()
         let policy = try settings.apps.policy(for: caller.app)
         guard let bundleID = policy.appStoreBundleID else { throw MembershipError.appStoreNotOffered }
         guard let roots = settings.appStoreRootsPEM else { throw MembershipError.appStoreNotConfigured }

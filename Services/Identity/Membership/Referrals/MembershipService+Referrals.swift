@@ -12,7 +12,7 @@ extension MembershipService {
     func registerReferrals(in router: inout RPCRouter) {
         router.unary(serviceName, "CreateReferralCode") { (request: Membership.CreateReferralCodeRequest, context) in
             let caller = try context.requireAccount()
-            let ownerID = try MembershipInput.callerID(caller)
+            let ownerID = try caller.accountUUID()
             try requireMemberReferrals(app: caller.app)
             let expiresAt = try MembershipInput.futureDate(request.expiresAt)
             return try await pool.withTransaction { connection in
@@ -21,7 +21,7 @@ extension MembershipService {
         }
         router.unary(serviceName, "ListMyReferralCodes") { (_: Membership.ListMyReferralCodesRequest, context) in
             let caller = try context.requireAccount()
-            let ownerID = try MembershipInput.callerID(caller)
+            let ownerID = try caller.accountUUID()
             try requireMemberReferrals(app: caller.app)
             return try await pool.withConnection { connection in
                 let allowance = try await referrals.allowance(ownerID: ownerID, app: caller.app, on: connection)
@@ -35,7 +35,7 @@ extension MembershipService {
         }
         router.unary(serviceName, "RedeemReferralCode") { (request: Membership.RedeemReferralCodeRequest, context) in
             let caller = try context.requireAccount()
-            let accountID = try MembershipInput.callerID(caller)
+            let accountID = try caller.accountUUID()
             try requireMemberReferrals(app: caller.app)
             try await pool.withTransaction { connection in
                 try await referrals.redeem(code: request.code, account: accountID, on: connection)

@@ -16,7 +16,7 @@ extension MembershipService {
         }
         router.unary(serviceName, "GetMyEntitlements") { (_: Membership.GetMyEntitlementsRequest, context) in
             let caller = try context.requireAccount()
-            let accountID = try MembershipInput.callerID(caller)
+            let accountID = try caller.accountUUID()
             return try await pool.withConnection { connection in
                 guard try await MemberAccounts.exists(accountID, app: caller.app, on: connection) else {
                     throw IdentityError.accountNotFound
@@ -42,7 +42,7 @@ extension MembershipService {
     /// caller's app.
     private func setTier(_ request: Membership.SetTierRequest, caller: AuthenticatedAccount) async throws
         -> Membership.SetTierResponse {
-        let adminID = try MembershipInput.callerID(caller)
+        let adminID = try caller.accountUUID()
         let accountID = try MembershipInput.accountID(request.accountID)
         let expiresAt = try MembershipInput.futureDate(request.expiresAt)
         return try await pool.withTransaction { connection in

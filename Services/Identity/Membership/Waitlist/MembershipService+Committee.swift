@@ -17,7 +17,7 @@ extension MembershipService {
     func registerCommittee(in router: inout RPCRouter) {
         router.unary(serviceName, "GetMyWaitlistPosition") { (_: Membership.GetMyWaitlistPositionRequest, context) in
             let caller = try context.requireAccount()
-            let accountID = try MembershipInput.callerID(caller)
+            let accountID = try caller.accountUUID()
             let position = try await pool.withConnection { connection in
                 try await MemberWaitlist.position(of: accountID, app: caller.app, on: connection)
             }
@@ -50,7 +50,7 @@ extension MembershipService {
     /// The committee's decision on a waitlisted account of the admin's app, with its event.
     private func decide(_ accountText: String, approve: Bool, reason: String, caller: AuthenticatedAccount) async throws
         -> Membership.MembershipDecision {
-        let adminID = try MembershipInput.callerID(caller)
+        let adminID = try caller.accountUUID()
         let accountID = try MembershipInput.accountID(accountText)
         return try await pool.withTransaction { connection in
             try await Authorization.requireAdmin(caller, on: connection)
