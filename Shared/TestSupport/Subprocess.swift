@@ -44,7 +44,7 @@ package enum Subprocess {
     }
 
     /// SIGTERM, then SIGKILL if `process` is still running after `grace`; returns once it exited.
-    static func terminate(_ process: Process, grace: Duration) {
+    package static func terminate(_ process: Process, grace: Duration) {
         guard process.isRunning else { return }
         process.terminate()
         let deadline = Date().addingTimeInterval(Double(grace.components.seconds)

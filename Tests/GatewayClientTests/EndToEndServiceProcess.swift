@@ -25,25 +25,10 @@ final class EndToEndServiceProcess: Sendable {
     /// Swift's few cooperative threads) for its listening line.
     static func start(_ name: String, environment: [String: String],
                       timeout: Duration = .seconds(60)) async throws -> EndToEndServiceProcess {
-        let executable = try executablePath(name)
+        let executable = try RepositoryPaths.builtExecutable(name)
         return try await Subprocess.onDedicatedThread {
             Result { try launch(name: name, executable: executable, environment: environment, timeout: timeout) }
         }.get()
-    }
-
-    /// The executable built beside this test bundle, in `.build/debug`, or in `RV_BIN_DIR`.
-    static func executablePath(_ name: String) throws -> String {
-        var candidates = [
-            URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent(name).path,
-            RepositoryPaths.root.appendingPathComponent(".build/debug/\(name)").path,
-        ]
-        if let folder = ProcessInfo.processInfo.environment["RV_BIN_DIR"] {
-            candidates.insert(URL(fileURLWithPath: folder).appendingPathComponent(name).path, at: 0)
-        }
-        guard let found = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
-            throw SubprocessError(message: "\(name) is not built (looked at \(candidates)); run `swift build` first")
-        }
-        return found
     }
 
     private static func launch(name: String, executable: String, environment: [String: String],
@@ -73,7 +58,7 @@ final class EndToEndServiceProcess: Sendable {
                 return EndToEndServiceProcess(name: name, port: port, logFile: logFile, process: process)
             }
         }
-        terminate(process)
+        Subprocess.terminate(process, grace: .seconds(5))
         let log = (try? String(contentsOfFile: logFile, encoding: .utf8)) ?? ""
         throw SubprocessError(message: "\(name) did not start listening; stdout:\n\(text)\nstderr:\n\(log)")
     }
@@ -98,16 +83,7 @@ final class EndToEndServiceProcess: Sendable {
 
     /// SIGTERM, then SIGKILL after `grace`; returns once the child exited.
     func stop(grace: Duration = .seconds(5)) async {
-        await Subprocess.onDedicatedThread { [process] in Self.terminate(process, grace: grace) }
+        await Subprocess.onDedicatedThread { [process] in Subprocess.terminate(process, grace: grace) }
         try? FileManager.default.removeItem(atPath: logFile)
-    }
-
-    private static func terminate(_ process: Process, grace: Duration = .seconds(5)) {
-        guard process.isRunning else { return }
-        process.terminate()
-        let deadline = Date().addingTimeInterval(Double(grace.components.seconds))
-        while process.isRunning && Date() < deadline { usleep(10_000) }
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-        process.waitUntilExit()
     }
 }

@@ -63,7 +63,7 @@ extension EndToEnd {
     /// Runs `identity grant-role` against the suite's database, as an operator would.
     static func grantRole(_ role: String, to accountID: String, app: String) async throws {
         let result = try await Subprocess.run(
-            try EndToEndServiceProcess.executablePath("identity"),
+            try RepositoryPaths.builtExecutable("identity"),
             ["grant-role", "--app", app, "--account-id", accountID, "--role", role],
             environment: ["RV_PG_URL_IDENTITY": postgresURL(role: "identity")], timeout: .seconds(60))
         guard result.exitCode == 0 else {

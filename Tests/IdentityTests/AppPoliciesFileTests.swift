@@ -65,7 +65,7 @@ import Testing
         let path = FileManager.default.temporaryDirectory.appendingPathComponent(TestDatabase.uniqueName("apps") + ".json").path
         try Data(#"{"apps": [{"id": "sparks", "roles": ["member"]}]}"#.utf8).write(to: URL(fileURLWithPath: path))
         defer { try? FileManager.default.removeItem(atPath: path) }
-        let result = try await Subprocess.run(try RoleTests.executablePath(), [],
+        let result = try await Subprocess.run(try RepositoryPaths.builtExecutable("identity"), [],
                                               environment: ["RV_IDENTITY_APPS_FILE": path, "RV_IDENTITY_PORT": "0",
                                                             "RV_IDENTITY_ADMIN_PORT": "0"],
                                               timeout: .seconds(60))
@@ -85,12 +85,12 @@ import Testing
 
         let password = TestDatabase.environment["RV_PG_PASSWORD_IDENTITY"] ?? "rv_identity_local"
         let url = "postgresql://rv_identity:\(password)@\(TestDatabase.host):\(TestDatabase.port)/\(TestDatabase.database)"
-        let granted = try await Subprocess.run(try RoleTests.executablePath(),
+        let granted = try await Subprocess.run(try RepositoryPaths.builtExecutable("identity"),
                                                ["grant-role", "--app", "sparks", "--email", email, "--role", "moderator"],
                                                environment: ["RV_PG_URL_IDENTITY": url, "RV_IDENTITY_APPS_FILE": path],
                                                timeout: .seconds(60))
         #expect(granted.exitCode == 0, "\(granted.output)")
-        let unknown = try await Subprocess.run(try RoleTests.executablePath(),
+        let unknown = try await Subprocess.run(try RepositoryPaths.builtExecutable("identity"),
                                                ["grant-role", "--app", "sparks", "--email", email, "--role", "moderator"],
                                                environment: ["RV_PG_URL_IDENTITY": url], timeout: .seconds(60))
         #expect(unknown.exitCode == 2 && unknown.output.contains("unknown app sparks"), "\(unknown.output)")

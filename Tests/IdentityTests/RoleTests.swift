@@ -150,19 +150,8 @@ import Testing
     static func grantRole(_ arguments: [String]) async throws -> SubprocessResult {
         let password = TestDatabase.environment["RV_PG_PASSWORD_IDENTITY"] ?? "rv_identity_local"
         let url = "postgresql://rv_identity:\(password)@\(TestDatabase.host):\(TestDatabase.port)/\(TestDatabase.database)"
-        return try await Subprocess.run(try executablePath(), ["grant-role"] + arguments,
+        return try await Subprocess.run(try RepositoryPaths.builtExecutable("identity"), ["grant-role"] + arguments,
                                         environment: ["RV_PG_URL_IDENTITY": url], timeout: .seconds(60))
-    }
-
-    /// The built `identity` next to this test bundle (or in `.build/debug`).
-    static func executablePath() throws -> String {
-        let besideTests = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-            .appendingPathComponent("identity").path
-        let inBuild = RepositoryPaths.root.appendingPathComponent(".build/debug/identity").path
-        for candidate in [besideTests, inBuild] where FileManager.default.isExecutableFile(atPath: candidate) {
-            return candidate
-        }
-        throw SubprocessError(message: "identity is not built (looked at \(besideTests) and \(inBuild)); run `swift build` first")
     }
 }
 

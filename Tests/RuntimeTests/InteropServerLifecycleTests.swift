@@ -61,7 +61,7 @@ import TestSupport
     }
 
     @Test func badConfiguration_exitsTwoNamingTheVariable() async throws {
-        let executable = try LaunchedServer.executablePath()
+        let executable = try RepositoryPaths.builtExecutable("interop-server")
         let result = try await Subprocess.run(executable, ["--port", "0"], environment: ["RV_LOG_LEVEL": "chatty"],
                                               timeout: .seconds(30))
         #expect(result.exitCode == 2)
@@ -84,20 +84,9 @@ final class LaunchedServer: @unchecked Sendable {
         self.logFile = logFile
     }
 
-    /// The built executable next to this test bundle (or in `.build/debug`).
-    static func executablePath() throws -> String {
-        let besideTests = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-            .appendingPathComponent("interop-server").path
-        let inBuild = RepositoryPaths.root.appendingPathComponent(".build/debug/interop-server").path
-        for candidate in [besideTests, inBuild] where FileManager.default.isExecutableFile(atPath: candidate) {
-            return candidate
-        }
-        throw ProbeError("interop-server is not built (looked at \(besideTests) and \(inBuild)); run `swift build` first")
-    }
-
     static func start(environment: [String: String]) throws -> LaunchedServer {
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: try executablePath())
+        process.executableURL = URL(fileURLWithPath: try RepositoryPaths.builtExecutable("interop-server"))
         process.arguments = ["--port", "0"]
         var env = ProcessInfo.processInfo.environment
         for (key, value) in environment { env[key] = value }
