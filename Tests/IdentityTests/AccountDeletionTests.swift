@@ -20,7 +20,7 @@ import Testing
         let deletedAt = try #require(response.deletedAt)
         #expect(abs(Double(deletedAt.seconds) - Date().timeIntervalSince1970) < 60)
 
-        let events = try await harness.events("AccountDeleted", aggregateID: accountID)
+        let events = try await harness.eventPayloads("AccountDeleted", aggregateID: accountID)
         #expect(events.count == 1)
         let event = try Identity.AccountDeleted(serializedBytes: events[0])
         #expect(event.accountID == accountID && event.app == "firstdate" && event.deletedAt == deletedAt)
@@ -90,7 +90,7 @@ import Testing
         let error = await rpcError { _ = try await harness.client.deleteAccount(options: .bearer(session.accessToken)) }
         #expect(error?.code == .unauthenticated && error?.reason == "SESSION_REVOKED")
         let accountID = try #require(session.account?.id)
-        #expect(try await harness.events("AccountDeleted", aggregateID: accountID).isEmpty)
+        #expect(try await harness.eventPayloads("AccountDeleted", aggregateID: accountID).isEmpty)
         let unauthenticated = await rpcError { _ = try await harness.client.deleteAccount(options: CallOptions()) }
         #expect(unauthenticated?.code == .unauthenticated && unauthenticated?.reason == "MISSING_TOKEN")
         await harness.stop()

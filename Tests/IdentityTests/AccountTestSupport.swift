@@ -46,15 +46,6 @@ extension IdentityHarness {
         }
     }
 
-    /// Payloads of the outbox events of `type` about `aggregateID`, oldest first.
-    func events(_ type: String, aggregateID: String) async throws -> [[UInt8]] {
-        try await pool.withConnection { connection in
-            try await connection.query(
-                "SELECT payload FROM identity.outbox WHERE type = $1 AND aggregate_id = $2 ORDER BY cursor",
-                [.text(type), .text(aggregateID)]).map { try $0.decode(0, as: [UInt8].self) }
-        }
-    }
-
     /// A phone number no other test uses (15 digits, the E.164 maximum: +1 555 and 11 random).
     static func uniquePhone() -> String {
         "+1555" + String(format: "%011llu", UInt64.random(in: 0..<100_000_000_000))

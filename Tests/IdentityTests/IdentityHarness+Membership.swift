@@ -41,13 +41,9 @@ extension IdentityHarness {
         try await pool.withConnection { connection in _ = try await connection.execute(sql, parameters) }
     }
 
-    /// The payloads of the outbox events of `type` about `aggregateID`, oldest first.
+    /// The outbox events of `type` about `aggregateID`, oldest first, decoded as `M`.
     func events<M: ProtoMessage>(_ type: String, about aggregateID: String, as: M.Type) async throws -> [M] {
-        try await pool.withConnection { connection in
-            try await connection.query("""
-                SELECT payload FROM identity.outbox WHERE type = $1 AND aggregate_id = $2 ORDER BY cursor
-                """, [.text(type), .text(aggregateID)]).map { try M(serializedBytes: try $0.decode(0, as: [UInt8].self)) }
-        }
+        try await eventPayloads(type, aggregateID: aggregateID).map { try M(serializedBytes: $0) }
     }
 
     static func id(_ session: Identity.AuthSession) throws -> UUID {

@@ -49,22 +49,6 @@ extension IdentityHarness {
         return try await profiles.updateProfile(.init(fields: values, updateMask: mask), options: user.options)
     }
 
-    /// How many `type` events the outbox holds for `aggregateID`.
-    func eventCount(_ type: String, aggregateID: String) async throws -> Int {
-        try await pool.withConnection { connection in
-            try await connection.query("SELECT count(*) FROM identity.outbox WHERE type = $1 AND aggregate_id = $2",
-                                       [.text(type), .text(aggregateID)])[0].decode(0, as: Int.self)
-        }
-    }
-
-    /// The payloads of `type` events for `aggregateID`, oldest first.
-    func eventPayloads(_ type: String, aggregateID: String) async throws -> [[UInt8]] {
-        try await pool.withConnection { connection in
-            try await connection.query("""
-                SELECT payload FROM identity.outbox WHERE type = $1 AND aggregate_id = $2 ORDER BY cursor
-                """, [.text(type), .text(aggregateID)]).map { try $0.decode(0, as: [UInt8].self) }
-        }
-    }
 }
 
 /// Expects `error` to carry `code` and `reason`.

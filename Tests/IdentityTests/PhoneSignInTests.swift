@@ -34,13 +34,13 @@ import Testing
         let account = try #require(session.account)
         #expect(account.phone == phone && account.signInMethods == ["phone"] && !account.anonymous)
         #expect(account.membershipStatus == "waitlisted")
-        #expect(try await harness.events("AccountCreated", aggregateID: account.id).count == 1)
+        #expect(try await harness.eventPayloads("AccountCreated", aggregateID: account.id).count == 1)
 
         _ = try await harness.client.startPhoneSignIn(.init(app: "elite", phone: phone))
         let again = try await harness.client.verifyPhoneCode(
             .init(app: "elite", phone: phone, code: try #require(sender.lastCode(to: phone))))
         #expect(again.account?.id == account.id && again.sessionID != session.sessionID)
-        #expect(try await harness.events("AccountCreated", aggregateID: account.id).count == 1)
+        #expect(try await harness.eventPayloads("AccountCreated", aggregateID: account.id).count == 1)
         await harness.stop()
     }
 

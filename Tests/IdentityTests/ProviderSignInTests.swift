@@ -25,7 +25,7 @@ import Testing
         #expect(account.email == email && account.signInMethods == ["apple"])
         let me = try await harness.client.getAccount(options: .bearer(first.accessToken))
         #expect(me.id == account.id)
-        let created = try await harness.events("AccountCreated", aggregateID: account.id)
+        let created = try await harness.eventPayloads("AccountCreated", aggregateID: account.id)
         #expect(created.count == 1)
         #expect(try Identity.Account(serializedBytes: created[0]).email == email)
 
@@ -36,7 +36,7 @@ import Testing
             .init(app: "momento", provider: .apple, idToken: later, rawNonce: laterNonce))
         #expect(second.account?.id == account.id && second.sessionID != first.sessionID)
         #expect(second.account?.email == email)
-        #expect(try await harness.events("AccountCreated", aggregateID: account.id).count == 1)
+        #expect(try await harness.eventPayloads("AccountCreated", aggregateID: account.id).count == 1)
         await harness.stop()
     }
 
@@ -232,7 +232,7 @@ import Testing
         }
         #expect(ids.count == 1)
         let id = try #require(ids.first)
-        #expect(try await harness.events("AccountCreated", aggregateID: id).count == 1)
+        #expect(try await harness.eventPayloads("AccountCreated", aggregateID: id).count == 1)
         await harness.stop()
     }
 }
