@@ -4,12 +4,12 @@ SHELL := /bin/bash
 export PATH := /opt/swift/usr/bin:$(PATH)
 SWIFT ?= swift
 
-APT_PACKAGES := libnghttp2-dev libssl-dev libpq-dev zlib1g-dev nghttp2-client protobuf-compiler \
+APT_PACKAGES := libnghttp2-dev libssl-dev libpq-dev zlib1g-dev nghttp2-client protobuf-compiler libprotobuf-dev \
                 postgresql-15 postgresql-15-postgis-3 postgresql-contrib python3 python3-pip openssl curl nginx-light
 PY_PACKAGES := grpcio grpcio-tools protobuf
 FUZZ_SECONDS ?= 60
 
-.PHONY: deps build release test run bench fuzz clean db-start db-stop
+.PHONY: deps build release generate test run bench fuzz clean db-start db-stop
 
 ## deps: install the Debian and Python packages the build, tests and benchmarks need (only those missing).
 deps:
@@ -28,6 +28,11 @@ build: deps
 
 release: deps
 	$(SWIFT) build -c release
+
+## generate: Swift contracts from proto-docs/ (Shared/Contracts/Generated, Shared/RPC/Generated) with our protoc plugin.
+generate: deps
+	$(SWIFT) build --product protoc-gen-rendezvous
+	bash Shared/ProtocGen/generate.sh
 
 db-start: deps
 	bash compose/local/db.sh start

@@ -17,6 +17,7 @@ let package = Package(
         .library(name: "Contracts", targets: ["Contracts"]),
         .library(name: "GatewayClient", targets: ["GatewayClient"]),
         .executable(name: "identity-bench", targets: ["IdentityBench"]),
+        .executable(name: "protoc-gen-rendezvous", targets: ["ProtocGen"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
@@ -65,6 +66,10 @@ let package = Package(
                 path: "Shared/GatewayClient", swiftSettings: swiftSettings),
         .target(name: "TestSupport", dependencies: ["RPC", "Contracts", "CryptoCore", "Postgres"], path: "Shared/TestSupport",
                 swiftSettings: swiftSettings),
+
+        // The protoc plugin that generates Shared/Contracts/Generated from proto-docs/ (`make generate`).
+        .executableTarget(name: "ProtocGen", dependencies: ["Wire"], path: "Shared/ProtocGen", exclude: ["generate.sh"],
+                          swiftSettings: swiftSettings),
 
         // Executables.
         .executableTarget(name: "InteropServer", dependencies: ["RPC", "Contracts", "Runtime"],

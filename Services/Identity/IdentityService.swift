@@ -13,13 +13,13 @@ struct IdentityService: RPCService {
     let ring: KeyRing
     let outbox: Outbox
 
-    var serviceName: String { Identity.serviceName }
+    var serviceName: String { IdentityClient.serviceName }
 
     /// Methods callable without an access token.
     static let publicMethods: Set<String> = Set(
         ["SignInAnonymously", "SignUpWithEmail", "SignInWithEmail", "RefreshSession", "GetSigningKeys",
          "SignInWithProvider", "StartPhoneSignIn", "VerifyPhoneCode"]
-            .map { "/\(Identity.serviceName)/\($0)" })
+            .map { "/\(IdentityClient.serviceName)/\($0)" })
 
     private var sessions: SessionStore { SessionStore(refreshTokenLifetime: settings.refreshTokenLifetime) }
     private var issuer: TokenIssuer { TokenIssuer(ring: ring, accessTokenLifetime: settings.accessTokenLifetime) }

@@ -2,56 +2,71 @@ package import Contracts
 package import RPC
 
 /// `grpc.testing.TestService` as the public gRPC interop test descriptions define it.
-/// UnimplementedCall is deliberately not registered: it must answer UNIMPLEMENTED.
-package struct TestService: RPCService {
+/// UnimplementedCall answers UNIMPLEMENTED, as the contract requires.
+package struct TestService: TestServiceProvider {
     package typealias Messages = GRPCTesting
-
-    package var serviceName: String { Messages.serviceName }
 
     package init() {}
 
-    package func register(in router: inout RPCRouter) {
-        router.unary(serviceName, "EmptyCall") { (_: Messages.Empty, context) in
-            Self.echoMetadata(context)
-            return Messages.Empty()
+    package func emptyCall(_ request: Messages.Empty, context: ServerCallContext) async throws -> Messages.Empty {
+        Self.echoMetadata(context)
+        return Messages.Empty()
+    }
+
+    package func unaryCall(_ request: Messages.SimpleRequest, context: ServerCallContext) async throws
+        -> Messages.SimpleResponse {
+        try Self.unaryCall(request, context)
+    }
+
+    package func cacheableUnaryCall(_ request: Messages.SimpleRequest, context: ServerCallContext) async throws
+        -> Messages.SimpleResponse {
+        try Self.unaryCall(request, context)
+    }
+
+    package func streamingOutputCall(_ request: Messages.StreamingOutputCallRequest,
+                                     writer: ResponseWriter<Messages.StreamingOutputCallResponse>,
+                                     context: ServerCallContext) async throws {
+        Self.echoMetadata(context)
+        try await Self.respond(to: request, with: writer)
+    }
+
+    package func streamingInputCall(_ requests: RequestStream<Messages.StreamingInputCallRequest>,
+                                    context: ServerCallContext) async throws -> Messages.StreamingInputCallResponse {
+        Self.echoMetadata(context)
+        var total: Int32 = 0
+        for try await request in requests {
+            try Self.checkCompression(expected: request.expectCompressed, context: context)
+            total &+= Int32(clamping: request.payload?.body.count ?? 0)
         }
-        router.unary(serviceName, "CacheableUnaryCall", Self.unaryCall)
-        router.unary(serviceName, "UnaryCall", Self.unaryCall)
-        router.serverStreaming(serviceName, "StreamingOutputCall") {
-            (request: Messages.StreamingOutputCallRequest, writer: ResponseWriter<Messages.StreamingOutputCallResponse>, context) in
-            Self.echoMetadata(context)
+        return Messages.StreamingInputCallResponse(aggregatedPayloadSize: total)
+    }
+
+    package func fullDuplexCall(_ requests: RequestStream<Messages.StreamingOutputCallRequest>,
+                                writer: ResponseWriter<Messages.StreamingOutputCallResponse>,
+                                context: ServerCallContext) async throws {
+        Self.echoMetadata(context)
+        for try await request in requests {
             try await Self.respond(to: request, with: writer)
-        }
-        router.clientStreaming(serviceName, "StreamingInputCall") {
-            (requests: RequestStream<Messages.StreamingInputCallRequest>, context) in
-            Self.echoMetadata(context)
-            var total: Int32 = 0
-            for try await request in requests {
-                try Self.checkCompression(expected: request.expectCompressed, context: context)
-                total &+= Int32(clamping: request.payload?.body.count ?? 0)
-            }
-            var response = Messages.StreamingInputCallResponse()
-            response.aggregatedPayloadSize = total
-            return response
-        }
-        router.bidirectional(serviceName, "FullDuplexCall") {
-            (requests: RequestStream<Messages.StreamingOutputCallRequest>, writer: ResponseWriter<Messages.StreamingOutputCallResponse>, context) in
-            Self.echoMetadata(context)
-            for try await request in requests {
-                try await Self.respond(to: request, with: writer)
-            }
-        }
-        router.bidirectional(serviceName, "HalfDuplexCall") {
-            (requests: RequestStream<Messages.StreamingOutputCallRequest>, writer: ResponseWriter<Messages.StreamingOutputCallResponse>, context) in
-            Self.echoMetadata(context)
-            var buffered: [Messages.StreamingOutputCallRequest] = []
-            for try await request in requests { buffered.append(request) }
-            for request in buffered { try await Self.respond(to: request, with: writer) }
         }
     }
 
-    @Sendable
-    static func unaryCall(_ request: Messages.SimpleRequest, _ context: ServerCallContext) async throws -> Messages.SimpleResponse {
+    package func halfDuplexCall(_ requests: RequestStream<Messages.StreamingOutputCallRequest>,
+                                writer: ResponseWriter<Messages.StreamingOutputCallResponse>,
+                                context: ServerCallContext) async throws {
+        Self.echoMetadata(context)
+        var buffered: [Messages.StreamingOutputCallRequest] = []
+        for try await request in requests { buffered.append(request) }
+        for request in buffered { try await Self.respond(to: request, with: writer) }
+    }
+
+    /// The interop contract wants this method unimplemented: it answers exactly what the router
+    /// answers for a path nobody registered.
+    package func unimplementedCall(_ request: Messages.Empty, context: ServerCallContext) async throws -> Messages.Empty {
+        throw RPCError(code: .unimplemented, message: "method /grpc.testing.TestService/UnimplementedCall is not implemented",
+                       reason: "UNIMPLEMENTED")
+    }
+
+    static func unaryCall(_ request: Messages.SimpleRequest, _ context: ServerCallContext) throws -> Messages.SimpleResponse {
         echoMetadata(context)
         try checkCompression(expected: request.expectCompressed, context: context)
         try echoStatus(request.responseStatus)

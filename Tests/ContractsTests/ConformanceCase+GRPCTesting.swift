@@ -32,13 +32,13 @@ extension ConformanceCase {
 
     static let boolValue = [
         ConformanceCase("default", T.BoolValue(), proto: "grpc.testing.BoolValue", json: "{}"),
-        ConformanceCase("true", T.BoolValue(true), proto: "grpc.testing.BoolValue", json: #"{"value": true}"#),
+        ConformanceCase("true", T.BoolValue(value: true), proto: "grpc.testing.BoolValue", json: #"{"value": true}"#),
     ]
 
     static let payload: [ConformanceCase] = {
         func payload(_ type: Int32, _ body: [UInt8]) -> T.Payload {
             var payload = T.Payload(body: body)
-            payload.type = type
+            payload.type = .init(rawValue: type)
             return payload
         }
         let proto = "grpc.testing.Payload"
@@ -74,19 +74,19 @@ extension ConformanceCase {
     static let simpleRequest: [ConformanceCase] = {
         let proto = "grpc.testing.SimpleRequest"
         var all = T.SimpleRequest()
-        all.responseType = 99
+        all.responseType = .init(rawValue: 99)
         all.responseSize = .max
         all.payload = T.Payload(body: [1, 2, 3])
         all.fillUsername = true
         all.fillOauthScope = true
-        all.responseCompressed = T.BoolValue(true)
+        all.responseCompressed = T.BoolValue(value: true)
         all.responseStatus = T.EchoStatus(code: 2, message: "msg 😀")
-        all.expectCompressed = T.BoolValue(false)
+        all.expectCompressed = T.BoolValue(value: false)
         all.fillServerID = true
         all.fillGrpclbRouteType = true
 
         var negative = T.SimpleRequest()
-        negative.responseType = -1
+        negative.responseType = .init(rawValue: -1)
         negative.responseSize = .min
         negative.payload = T.Payload()
         negative.responseStatus = T.EchoStatus()
@@ -129,7 +129,7 @@ extension ConformanceCase {
         let proto = "grpc.testing.SimpleResponse"
         var all = T.SimpleResponse()
         var payload = T.Payload(body: [0xDE, 0xAD, 0xBE, 0xEF])
-        payload.type = 99
+        payload.type = .init(rawValue: 99)
         all.payload = payload
         all.username = "user@example.com"
         all.oauthScope = "😀 scope"
@@ -168,7 +168,7 @@ extension ConformanceCase {
         let response = "grpc.testing.StreamingInputCallResponse"
         var both = T.StreamingInputCallRequest()
         both.payload = T.Payload(body: pattern(27_182))
-        both.expectCompressed = T.BoolValue(true)
+        both.expectCompressed = T.BoolValue(value: true)
         var empties = T.StreamingInputCallRequest()
         empties.payload = T.Payload()
         empties.expectCompressed = T.BoolValue()
@@ -194,7 +194,7 @@ extension ConformanceCase {
     static let responseParameters: [ConformanceCase] = {
         let proto = "grpc.testing.ResponseParameters"
         var all = T.ResponseParameters(size: .max, intervalUs: .min)
-        all.compressed = T.BoolValue(true)
+        all.compressed = T.BoolValue(value: true)
         var emptyCompressed = T.ResponseParameters(size: -1)
         emptyCompressed.compressed = T.BoolValue()
         return [
@@ -217,9 +217,9 @@ extension ConformanceCase {
         one.responseParameters = [T.ResponseParameters()]
 
         var all = T.StreamingOutputCallRequest()
-        all.responseType = 99
+        all.responseType = .init(rawValue: 99)
         var compressed = T.ResponseParameters(size: 31_415, intervalUs: 10)
-        compressed.compressed = T.BoolValue(false)
+        compressed.compressed = T.BoolValue(value: false)
         all.responseParameters = [T.ResponseParameters(size: 1), T.ResponseParameters(), compressed,
                                   T.ResponseParameters(size: .min, intervalUs: .max)]
         all.payload = T.Payload(body: pattern(1_000))
@@ -231,11 +231,11 @@ extension ConformanceCase {
             .map { $0 == 0 ? "{}" : #"{"size": \#($0)}"# }.joined(separator: ", ")
 
         var statusOnly = T.StreamingOutputCallRequest()
-        statusOnly.responseType = .min
+        statusOnly.responseType = .init(rawValue: .min)
         statusOnly.responseStatus = T.EchoStatus(code: .max, message: unicodeText)
 
         var bigPayload = T.Payload(body: pattern(1_000))
-        bigPayload.type = 5
+        bigPayload.type = .init(rawValue: 5)
         return [
             ConformanceCase("default", T.StreamingOutputCallRequest(), proto: request, json: "{}"),
             ConformanceCase("oneEmptyParameter", one, proto: request, json: #"{"response_parameters": [{}]}"#),

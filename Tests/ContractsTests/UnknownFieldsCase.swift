@@ -43,7 +43,7 @@ extension UnknownFieldsCase {
              "expect_compressed": {}, "fill_server_id": true, "fill_grpclb_route_type": true}
             """, decodesAs: {
                 var message = T.StreamingOutputCallRequest()
-                message.responseType = -2
+                message.responseType = .init(rawValue: -2)
                 message.payload = T.Payload(body: [1, 2, 3])
                 message.responseStatus = T.EchoStatus(code: 3, message: "m")
                 return message
@@ -54,7 +54,7 @@ extension UnknownFieldsCase {
             {"response_type": 3, "response_size": 7, "payload": {"type": 1, "body": "YWJj"}, "fill_server_id": true}
             """, decodesAs: {
                 var message = T.ResponseParameters(size: 3, intervalUs: 7)
-                message.compressed = T.BoolValue(true)
+                message.compressed = T.BoolValue(value: true)
                 return message
             }()),
         UnknownFieldsCase("message", proto: "grpc.testing.EchoStatus", json: #"{"code": -5, "message": "gone"}"#,

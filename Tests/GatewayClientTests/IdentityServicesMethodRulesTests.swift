@@ -146,13 +146,13 @@ final class UnavailableServer: Sendable {
     }
 
     private static let methods: [String: [String]] = [
-        Profiles.serviceName: ["GetMyProfile", "UpdateProfile", "GetProfile", "GetProfileByUsername", "ListProfiles",
+        ProfilesClient.serviceName: ["GetMyProfile", "UpdateProfile", "GetProfile", "GetProfileByUsername", "ListProfiles",
                                "SetVerified", "BecomeApplicant", "SetRole"],
-        Safety.serviceName: ["Block", "Unblock", "ListBlocks", "Report", "ListReports", "ReviewReport", "ResolveReport"],
-        Membership.serviceName: ["ListTiers", "GetMyEntitlements", "ApplyAppStoreTransaction", "SetTier", "CreateReferralCode",
+        SafetyClient.serviceName: ["Block", "Unblock", "ListBlocks", "Report", "ListReports", "ReviewReport", "ResolveReport"],
+        MembershipClient.serviceName: ["ListTiers", "GetMyEntitlements", "ApplyAppStoreTransaction", "SetTier", "CreateReferralCode",
                                  "ListMyReferralCodes", "RedeemReferralCode", "GetMyWaitlistPosition", "ListWaitlist",
                                  "ApproveMember", "RejectMember", "JoinWaitlist", "GetWaitlistPosition", "GetWaitlistCount"],
-        Identity.serviceName: ["SignUpWithEmail"],
+        IdentityClient.serviceName: ["SignUpWithEmail"],
     ]
 
     private let recorder: Recorder

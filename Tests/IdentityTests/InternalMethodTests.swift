@@ -216,7 +216,7 @@ import Testing
                                   (CallOptions.bearer(session.accessToken), "MISSING_SERVICE_CREDENTIAL"),
                                   (CallOptions.service(try ServiceCredential(name: "discovery", secret: String(repeating: "x", count: 40))),
                                    "BAD_SERVICE_CREDENTIAL")] {
-            let stream = try await rpc.serverStreaming(path: "/\(Events.serviceName)/WatchEvents", request: request,
+            let stream = try await rpc.serverStreaming(path: "/\(EventStreamClient.serviceName)/WatchEvents", request: request,
                                                        as: Events.Event.self, options: options)
             var received = 0
             do {
@@ -227,7 +227,7 @@ import Testing
             Self.expect(status, .unauthenticated, reason)
         }
 
-        let stream = try await rpc.serverStreaming(path: "/\(Events.serviceName)/WatchEvents", request: request,
+        let stream = try await rpc.serverStreaming(path: "/\(EventStreamClient.serviceName)/WatchEvents", request: request,
                                                    as: Events.Event.self, options: .service(Self.discovery))
         var found = false
         for try await event in stream where event.aggregateID == session.account?.id {

@@ -59,7 +59,7 @@ struct SwiftClientInteropTests {
     static func largeUnary(_ client: RPCClient) async throws {
         let response = try await client.unary(path: path("UnaryCall"), request: simpleRequest(), as: Messages.SimpleResponse.self)
         let payload = try #require(response.message.payload)
-        #expect(payload.type == 0)
+        #expect(payload.type == .compressable)
         #expect(payload.body == zeros(314_159))
     }
 
@@ -210,7 +210,7 @@ struct SwiftClientInteropTests {
 
     // MARK: Helpers
 
-    static func path(_ method: String) -> String { "/\(Messages.serviceName)/\(method)" }
+    static func path(_ method: String) -> String { "/\(TestServiceClient.serviceName)/\(method)" }
 
     static func zeros(_ count: Int) -> [UInt8] { [UInt8](repeating: 0, count: count) }
 

@@ -20,7 +20,7 @@ import Testing
         var request = GRPCTesting.SimpleRequest()
         request.responseSize = 271_828
         let response = try await TestServiceClient(client: trusting).unaryCall(request)
-        #expect(response.message.payload?.body.count == 271_828)
+        #expect(response.payload?.body.count == 271_828)
         trusting.close()
 
         // A client that does not trust the certificate never gets a call through.

@@ -70,7 +70,7 @@ import TestSupport
         let producer = try await Producer(outbox: try await Self.makeOutbox(pool: pool), pool: pool)
         let history = try await producer.append(3)
         let client = RPCClient(host: "127.0.0.1", port: producer.server.port)
-        let stream = try await client.serverStreaming(path: "/\(Events.serviceName)/WatchEvents",
+        let stream = try await client.serverStreaming(path: "/\(EventStreamClient.serviceName)/WatchEvents",
                                                       request: Events.WatchEventsRequest(afterCursor: 0), as: Events.Event.self,
                                                       options: Self.watch)
         var received: [Events.Event] = []
@@ -102,7 +102,7 @@ import TestSupport
         _ = try await producer.append(1, type: "A")
         let client = RPCClient(host: "127.0.0.1", port: producer.server.port)
         let stream = try await client.serverStreaming(
-            path: "/\(Events.serviceName)/WatchEvents",
+            path: "/\(EventStreamClient.serviceName)/WatchEvents",
             request: Events.WatchEventsRequest(afterCursor: first[0], types: ["B"]), as: Events.Event.self,
             options: Self.watch)
         var cursors: [Int64] = []
@@ -121,7 +121,7 @@ import TestSupport
         defer { pool.close() }
         let producer = try await Producer(outbox: try await Self.makeOutbox(pool: pool), pool: pool)
         let client = RPCClient(host: "127.0.0.1", port: producer.server.port)
-        let stream = try await client.serverStreaming(path: "/\(Events.serviceName)/WatchEvents",
+        let stream = try await client.serverStreaming(path: "/\(EventStreamClient.serviceName)/WatchEvents",
                                                       request: Events.WatchEventsRequest(afterCursor: -5), as: Events.Event.self,
                                                       options: Self.watch)
         await #expect(throws: RPCError.self) {
@@ -139,7 +139,7 @@ import TestSupport
     static func watchStatus(port: Int, _ options: CallOptions) async throws -> RPCError {
         let client = RPCClient(host: "127.0.0.1", port: port)
         defer { client.close() }
-        let stream = try await client.serverStreaming(path: "/\(Events.serviceName)/WatchEvents",
+        let stream = try await client.serverStreaming(path: "/\(EventStreamClient.serviceName)/WatchEvents",
                                                       request: Events.WatchEventsRequest(afterCursor: 0), as: Events.Event.self,
                                                       options: options)
         var received = 0

@@ -12,14 +12,14 @@ struct DevicesInternalService: RPCService {
     let settings: DeviceSettings
     let apps: AppPolicies
 
-    var serviceName: String { Devices.internalServiceName }
+    var serviceName: String { DevicesInternalClient.serviceName }
 
     private var store: PushTokenStore { PushTokenStore(settings: settings) }
 
     /// Every method of the service, each open to `callers` only.
     static func internalMethods(callers: Set<String>) -> [String: ServiceAccess] {
         Dictionary(uniqueKeysWithValues: ["ListActivePushTokens", "MarkPushTokenInactive"].map {
-            ("/\(Devices.internalServiceName)/\($0)", ServiceAccess.only(callers))
+            ("/\(DevicesInternalClient.serviceName)/\($0)", ServiceAccess.only(callers))
         })
     }
 

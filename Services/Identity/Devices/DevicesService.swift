@@ -10,7 +10,7 @@ struct DevicesService: RPCService {
     let pool: PostgresPool
     let settings: DeviceSettings
 
-    var serviceName: String { Devices.serviceName }
+    var serviceName: String { DevicesClient.serviceName }
 
     private var store: PushTokenStore { PushTokenStore(settings: settings) }
 

@@ -11,11 +11,11 @@ struct MembershipService: RPCService {
     let settings: IdentitySettings
     let outbox: Outbox
 
-    var serviceName: String { Membership.serviceName }
+    var serviceName: String { MembershipClient.serviceName }
 
     /// Methods callable without an access token.
     static let publicMethods: Set<String> = Set(
-        ["ListTiers", "JoinWaitlist", "GetWaitlistPosition"].map { "/\(Membership.serviceName)/\($0)" })
+        ["ListTiers", "JoinWaitlist", "GetWaitlistPosition"].map { "/\(MembershipClient.serviceName)/\($0)" })
 
     func register(in router: inout RPCRouter) {
         registerTiers(in: &router)

@@ -12,7 +12,7 @@ struct ProfilesService: RPCService {
     let apps: AppPolicies
     let outbox: Outbox
 
-    var serviceName: String { Profiles.serviceName }
+    var serviceName: String { ProfilesClient.serviceName }
 
     /// The services of this area (profiles and roles, safety), for `IdentityServer`.
     static func services(pool: PostgresPool, settings: IdentitySettings) throws -> [any RPCService] {

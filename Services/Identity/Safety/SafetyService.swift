@@ -12,7 +12,7 @@ struct SafetyService: RPCService {
     let apps: AppPolicies
     let outbox: Outbox
 
-    var serviceName: String { Safety.serviceName }
+    var serviceName: String { SafetyClient.serviceName }
 
     static let details = TextRule(field: "details", maximumLength: 2000, multiline: true)
     static let note = TextRule(field: "note", maximumLength: 2000, multiline: true)

@@ -1,10 +1,8 @@
 import Synchronization
 
 /// `grpc.health.v1.Health`: Check and Watch over a table of service statuses.
-package final class HealthService: RPCService {
+package final class HealthService: HealthProvider {
     package typealias ServingStatus = HealthCheckResponse.ServingStatus
-
-    package var serviceName: String { "grpc.health.v1.Health" }
 
     private struct State {
         var statuses: [String: ServingStatus] = [:]
@@ -46,28 +44,28 @@ package final class HealthService: RPCService {
         state.withLock { $0.statuses[service] }
     }
 
-    package func register(in router: inout RPCRouter) {
-        router.unary(serviceName, "Check") { [self] (request: HealthCheckRequest, _) in
-            guard let status = status(of: request.service) else {
-                throw RPCError(code: .notFound, message: "unknown service \(request.service)", reason: "SERVICE_UNKNOWN")
-            }
-            return HealthCheckResponse(status: status)
+    package func check(_ request: HealthCheckRequest, context: ServerCallContext) async throws -> HealthCheckResponse {
+        guard let status = status(of: request.service) else {
+            throw RPCError(code: .notFound, message: "unknown service \(request.service)", reason: "SERVICE_UNKNOWN")
         }
-        router.serverStreaming(serviceName, "Watch") { [self] (request: HealthCheckRequest, writer: ResponseWriter<HealthCheckResponse>, _) in
-            let (updates, continuation) = AsyncStream<ServingStatus>.makeStream(bufferingPolicy: .bufferingNewest(8))
-            let (id, current) = state.withLock { state -> (Int, ServingStatus) in
-                let id = state.nextWatcher
-                state.nextWatcher += 1
-                state.watchers[id] = (request.service, continuation)
-                return (id, state.statuses[request.service] ?? .serviceUnknown)
-            }
-            defer { _ = state.withLock { $0.watchers.removeValue(forKey: id) } }
-            try await writer.write(HealthCheckResponse(status: current))
-            var last = current
-            for await status in updates where status != last {
-                last = status
-                try await writer.write(HealthCheckResponse(status: status))
-            }
+        return HealthCheckResponse(status: status)
+    }
+
+    package func watch(_ request: HealthCheckRequest, writer: ResponseWriter<HealthCheckResponse>,
+                       context: ServerCallContext) async throws {
+        let (updates, continuation) = AsyncStream<ServingStatus>.makeStream(bufferingPolicy: .bufferingNewest(8))
+        let (id, current) = state.withLock { state -> (Int, ServingStatus) in
+            let id = state.nextWatcher
+            state.nextWatcher += 1
+            state.watchers[id] = (request.service, continuation)
+            return (id, state.statuses[request.service] ?? .serviceUnknown)
+        }
+        defer { _ = state.withLock { $0.watchers.removeValue(forKey: id) } }
+        try await writer.write(HealthCheckResponse(status: current))
+        var last = current
+        for await status in updates where status != last {
+            last = status
+            try await writer.write(HealthCheckResponse(status: status))
         }
     }
 }

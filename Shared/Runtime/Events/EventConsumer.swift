@@ -86,7 +86,7 @@ package struct EventConsumer: Sendable {
         }
         let after = try await storedCursor()
         let stream = try await client.serverStreaming(
-            path: "/\(Events.serviceName)/WatchEvents",
+            path: "/\(EventStreamClient.serviceName)/WatchEvents",
             request: Events.WatchEventsRequest(afterCursor: after, types: types),
             as: Events.Event.self, options: credential.map { CallOptions.service($0) } ?? CallOptions())
         for try await event in stream {

@@ -11,7 +11,7 @@ package import RPC
 /// with MISSING_SERVICE_CREDENTIAL), and keep it off the gRPC edge.
 package struct EventStreamService: RPCService {
     /// `WatchEvents`, open to every service the server accepts a credential from.
-    package static let internalMethods: [String: ServiceAccess] = ["/\(Events.serviceName)/WatchEvents": .anyService]
+    package static let internalMethods: [String: ServiceAccess] = ["/\(EventStreamClient.serviceName)/WatchEvents": .anyService]
 
     package let outbox: Outbox
     package let pool: PostgresPool
@@ -27,7 +27,7 @@ package struct EventStreamService: RPCService {
         self.notifier = notifier
     }
 
-    package var serviceName: String { Events.serviceName }
+    package var serviceName: String { EventStreamClient.serviceName }
 
     package func register(in router: inout RPCRouter) {
         router.serverStreaming(serviceName, "WatchEvents") {

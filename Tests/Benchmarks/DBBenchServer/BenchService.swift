@@ -7,7 +7,7 @@ import RPC
 struct BenchService: RPCService {
     let pool: PostgresPool
 
-    var serviceName: String { Bench.serviceName }
+    var serviceName: String { BenchClient.serviceName }
 
     func register(in router: inout RPCRouter) {
         router.unary(serviceName, "GetAccount") { (request: Bench.GetAccountRequest, _) in

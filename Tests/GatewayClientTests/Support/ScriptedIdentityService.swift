@@ -35,7 +35,7 @@ final class ScriptedIdentityService: RPCService {
     private let refreshSession: Script<Identity.AuthSession>
     private let log = Mutex<[Call]>([])
 
-    var serviceName: String { Identity.serviceName }
+    var serviceName: String { IdentityClient.serviceName }
 
     /// A server answering successfully, but for the scripts `configure` sets. By default the
     /// n-th refresh returns access token `a<n+1>` and refresh token `r<n+1>`.

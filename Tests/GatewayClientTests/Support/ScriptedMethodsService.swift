@@ -16,7 +16,7 @@ final class ScriptedMethodsService: RPCService {
     private let log = Mutex<[ScriptedIdentityService.Call]>([])
 
     /// The name health reports; the routes are added for both services whatever it is.
-    var serviceName: String { Devices.serviceName }
+    var serviceName: String { DevicesClient.serviceName }
 
     init(_ script: @escaping Script = { _, _ in }) {
         self.script = script
@@ -31,7 +31,7 @@ final class ScriptedMethodsService: RPCService {
     func register(in router: inout RPCRouter) {
         let session: @Sendable () -> Identity.AuthSession = { ScriptedIdentityService.session(access: "s1", refresh: "t1") }
         let account: @Sendable () -> Identity.Account = { ScriptedIdentityService.account }
-        let identity = Identity.serviceName
+        let identity = IdentityClient.serviceName
         answer(&router, identity, "SignInWithProvider", Identity.SignInWithProviderRequest.self, session)
         answer(&router, identity, "StartPhoneSignIn", Identity.StartPhoneSignInRequest.self) {
             Identity.StartPhoneSignInResponse()
@@ -46,7 +46,7 @@ final class ScriptedMethodsService: RPCService {
         answer(&router, identity, "RefreshSession", Identity.RefreshSessionRequest.self) {
             ScriptedIdentityService.session(access: "a2", refresh: "r2")
         }
-        let devices = Devices.serviceName
+        let devices = DevicesClient.serviceName
         answer(&router, devices, "RegisterPushToken", Devices.RegisterPushTokenRequest.self) { Devices.PushToken() }
         answer(&router, devices, "RefreshPushToken", Devices.RefreshPushTokenRequest.self) { Devices.PushToken() }
         answer(&router, devices, "UnregisterPushToken", Devices.UnregisterPushTokenRequest.self) {

@@ -1,0 +1,52 @@
+/// The plugin's parameter (`--rendezvous_opt=…`): comma-separated `key=value` pairs.
+///
+/// - `Visibility=public|package`: access of message and enum types (default `public`);
+///   clients and server protocols are always `package`.
+/// - `Module=NAME`: the Swift module the output is compiled into; `RPC` drops `import RPC`.
+/// - `Namespace=PACKAGE:NAME`: the caseless enum holding a proto package's types instead of the
+///   default (the PascalCase base name of each file); an empty NAME puts them at top level.
+///   Repeatable.
+/// - `Registry=NAME`: also emit `NAME.swift`, a table of every generated message by full
+///   proto name.
+struct GeneratorOptions: Sendable, Equatable {
+    var visibility = "public"
+    var module = "Contracts"
+    var namespaces: [String: String] = [:]
+    var registry: String?
+
+    init() {}
+
+    init(parameter: String) throws {
+        for pair in parameter.split(separator: ",", omittingEmptySubsequences: true) {
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            guard parts.count == 2 else { throw GeneratorError("parameter '\(pair)' is not key=value") }
+            let key = parts[0].trimmingWhitespace, value = parts[1].trimmingWhitespace
+            switch key {
+            case "Visibility":
+                guard value == "public" || value == "package" else {
+                    throw GeneratorError("Visibility must be public or package, not '\(value)'")
+                }
+                visibility = value
+            case "Module":
+                module = value
+            case "Namespace":
+                let mapping = value.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)
+                guard mapping.count == 2, !mapping[0].isEmpty else {
+                    throw GeneratorError("Namespace must be PACKAGE:NAME, not '\(value)'")
+                }
+                namespaces[String(mapping[0])] = String(mapping[1])
+            case "Registry":
+                guard SwiftName.isIdentifier(value) else { throw GeneratorError("Registry '\(value)' is not a Swift name") }
+                registry = value
+            default:
+                throw GeneratorError("unknown parameter '\(key)'")
+            }
+        }
+    }
+}
+
+extension Substring {
+    var trimmingWhitespace: String {
+        String(drop(while: \.isWhitespace).reversed().drop(while: \.isWhitespace).reversed())
+    }
+}

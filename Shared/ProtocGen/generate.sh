@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Regenerates the Swift contracts from proto-docs/ with protoc-gen-rendezvous (`make generate`).
+#   usage: generate.sh [PLUGIN] [OUT_ROOT]
+#     PLUGIN    the built plugin (default .build/debug/protoc-gen-rendezvous)
+#     OUT_ROOT  where Shared/… is written (default: this repository; the tests pass a temp dir)
+# Output, one .pb.swift per .proto:
+#   Shared/Contracts/Generated/<proto path>  every service's contract (module Contracts)
+#   Shared/RPC/Generated/<proto path>        grpc.health.v1, served by every server (module RPC)
+# google/* are the standard types; rendezvous/options/v1 holds options the generator reads.
+set -euo pipefail
+root="$(cd "$(dirname "$0")/../.." && pwd)"
+plugin="${1:-$root/.build/debug/protoc-gen-rendezvous}"
+out="${2:-$root}"
+src="$root/proto-docs"
+
+[ -x "$plugin" ] || { echo "generate.sh: no plugin at $plugin (swift build --product protoc-gen-rendezvous)" >&2; exit 1; }
+command -v protoc >/dev/null || { echo "generate.sh: protoc missing (apt-get install protobuf-compiler)" >&2; exit 1; }
+# descriptor.proto (imported by the options) comes with protoc's standard includes; Debian
+# ships them in libprotobuf-dev, grpcio-tools in its own folder.
+includes=(-I "$src")
+if [ ! -f /usr/include/google/protobuf/descriptor.proto ]; then
+  wkt="$(python3 -c 'import grpc_tools, os; print(os.path.join(os.path.dirname(grpc_tools.__file__), "_proto"))')"
+  includes+=(-I "$wkt")
+fi
+
+generate() { # generate OUT_DIR OPTIONS PROTO...
+  local dir="$1" options="$2"; shift 2
+  rm -rf "$dir"; mkdir -p "$dir"
+  (cd "$src" && protoc "${includes[@]}" --plugin=protoc-gen-rendezvous="$plugin" \
+      --rendezvous_out="$dir" --rendezvous_opt="$options" "$@")
+}
+
+mapfile -t contracts < <(cd "$src" && find . -name '*.proto' ! -path './google/*' ! -path './grpc/health/*' \
+  ! -path './rendezvous/options/*' | sed 's|^\./||' | LC_ALL=C sort)
+generate "$out/Shared/Contracts/Generated" "Namespace=grpc.testing:GRPCTesting,Registry=ContractsMessageTypes" "${contracts[@]}"
+generate "$out/Shared/RPC/Generated" "Module=RPC,Visibility=package,Namespace=grpc.health.v1:,Registry=RPCMessageTypes" \
+  grpc/health/v1/health.proto
