@@ -7,13 +7,11 @@ import Runtime
 
 /// `rendezvous.identity.v1.Identity`: the RPC handlers, each a short composition of the
 /// feature types (policies, stores, issuer).
-struct IdentityService: RPCService {
+struct IdentityService: IdentityProvider {
     let pool: PostgresPool
     let settings: IdentitySettings
     let ring: KeyRing
     let outbox: Outbox
-
-    var serviceName: String { IdentityClient.serviceName }
 
     /// Methods callable without an access token.
     static let publicMethods: Set<String> = Set(
@@ -28,69 +26,88 @@ struct IdentityService: RPCService {
                          failureWindow: settings.failureWindow, lockoutDuration: settings.lockoutDuration)
     }
 
-    func register(in router: inout RPCRouter) {
-        router.unary(serviceName, "SignInAnonymously") { (request: Identity.SignInAnonymouslyRequest, _) in
-            try await signInAnonymously(request)
-        }
-        router.unary(serviceName, "SignUpWithEmail") { (request: Identity.SignUpWithEmailRequest, _) in
-            try await signUpWithEmail(request)
-        }
-        router.unary(serviceName, "SignInWithEmail") { (request: Identity.SignInWithEmailRequest, _) in
-            try await signInWithEmail(request)
-        }
-        router.unary(serviceName, "RefreshSession") { (request: Identity.RefreshSessionRequest, _) in
-            try await refreshSession(request)
-        }
-        router.unary(serviceName, "SignOut") { (request: Identity.SignOutRequest, context) in
-            try await signOut(request, caller: try context.requireAccount())
-        }
-        router.unary(serviceName, "ListSessions") { (_: Identity.ListSessionsRequest, context) in
-            let caller = try context.requireAccount()
-            let list = try await pool.withConnection { connection in
-                try await sessions.list(accountID: try caller.accountUUID(), currentSessionID: caller.sessionID,
-                                        on: connection)
-            }
-            return Identity.ListSessionsResponse(sessions: list)
-        }
-        router.unary(serviceName, "GetAccount") { (_: Identity.GetAccountRequest, context) in
-            let caller = try context.requireAccount()
-            let account = try await pool.withConnection { connection in
-                try await AccountStore.find(id: try caller.accountUUID(), app: caller.app, on: connection)
-            }
-            guard let account else { throw IdentityError.accountNotFound }
-            return account
-        }
-        router.unary(serviceName, "GetSigningKeys") { (_: Identity.GetSigningKeysRequest, _) in
-            Identity.SigningKeySet(keys: ring.publishedKeys.map(Identity.SigningKey.init),
-                                   maxAgeSeconds: settings.keySetMaxAge)
-        }
-        registerAccountMethods(in: &router)
+    func signInAnonymously(_ request: Identity.SignInAnonymouslyRequest, context: ServerCallContext) async throws
+        -> Identity.AuthSession {
+        try await signInAnonymously(request)
     }
 
-    /// Apple/Google and phone sign-in, linking and deletion (their handlers live in the
-    /// Providers, Phone and Accounts folders).
-    private func registerAccountMethods(in router: inout RPCRouter) {
-        router.unary(serviceName, "SignInWithProvider") { (request: Identity.SignInWithProviderRequest, _) in
-            try await signInWithProvider(request)
+    func signUpWithEmail(_ request: Identity.SignUpWithEmailRequest, context: ServerCallContext) async throws
+        -> Identity.AuthSession {
+        try await signUpWithEmail(request)
+    }
+
+    func signInWithEmail(_ request: Identity.SignInWithEmailRequest, context: ServerCallContext) async throws
+        -> Identity.AuthSession {
+        try await signInWithEmail(request)
+    }
+
+    func refreshSession(_ request: Identity.RefreshSessionRequest, context: ServerCallContext) async throws
+        -> Identity.AuthSession {
+        try await refreshSession(request)
+    }
+
+    func signOut(_ request: Identity.SignOutRequest, context: ServerCallContext) async throws
+        -> Identity.SignOutResponse {
+        try await signOut(request, caller: try context.requireAccount())
+    }
+
+    func listSessions(_ request: Identity.ListSessionsRequest, context: ServerCallContext) async throws
+        -> Identity.ListSessionsResponse {
+        let caller = try context.requireAccount()
+        let list = try await pool.withConnection { connection in
+            try await sessions.list(accountID: try caller.accountUUID(), currentSessionID: caller.sessionID,
+                                    on: connection)
         }
-        router.unary(serviceName, "StartPhoneSignIn") { (request: Identity.StartPhoneSignInRequest, _) in
-            try await startPhoneSignIn(request)
+        return Identity.ListSessionsResponse(sessions: list)
+    }
+
+    func getAccount(_ request: Identity.GetAccountRequest, context: ServerCallContext) async throws
+        -> Identity.Account {
+        let caller = try context.requireAccount()
+        let account = try await pool.withConnection { connection in
+            try await AccountStore.find(id: try caller.accountUUID(), app: caller.app, on: connection)
         }
-        router.unary(serviceName, "VerifyPhoneCode") { (request: Identity.VerifyPhoneCodeRequest, _) in
-            try await verifyPhoneCode(request)
-        }
-        router.unary(serviceName, "LinkProvider") { (request: Identity.LinkProviderRequest, context) in
-            try await linkProvider(request, caller: try context.requireAccount())
-        }
-        router.unary(serviceName, "LinkEmail") { (request: Identity.LinkEmailRequest, context) in
-            try await linkEmail(request, caller: try context.requireAccount())
-        }
-        router.unary(serviceName, "LinkPhone") { (request: Identity.LinkPhoneRequest, context) in
-            try await linkPhone(request, caller: try context.requireAccount())
-        }
-        router.unary(serviceName, "DeleteAccount") { (_: Identity.DeleteAccountRequest, context) in
-            try await deleteAccount(caller: try context.requireAccount())
-        }
+        guard let account else { throw IdentityError.accountNotFound }
+        return account
+    }
+
+    func getSigningKeys(_ request: Identity.GetSigningKeysRequest, context: ServerCallContext) async throws
+        -> Identity.SigningKeySet {
+        Identity.SigningKeySet(keys: ring.publishedKeys.map(Identity.SigningKey.init),
+                               maxAgeSeconds: settings.keySetMaxAge)
+    }
+
+    func signInWithProvider(_ request: Identity.SignInWithProviderRequest, context: ServerCallContext) async throws
+        -> Identity.AuthSession {
+        try await signInWithProvider(request)
+    }
+
+    func startPhoneSignIn(_ request: Identity.StartPhoneSignInRequest, context: ServerCallContext) async throws
+        -> Identity.StartPhoneSignInResponse {
+        try await startPhoneSignIn(request)
+    }
+
+    func verifyPhoneCode(_ request: Identity.VerifyPhoneCodeRequest, context: ServerCallContext) async throws
+        -> Identity.AuthSession {
+        try await verifyPhoneCode(request)
+    }
+
+    func linkProvider(_ request: Identity.LinkProviderRequest, context: ServerCallContext) async throws
+        -> Identity.Account {
+        try await linkProvider(request, caller: try context.requireAccount())
+    }
+
+    func linkEmail(_ request: Identity.LinkEmailRequest, context: ServerCallContext) async throws -> Identity.Account {
+        try await linkEmail(request, caller: try context.requireAccount())
+    }
+
+    func linkPhone(_ request: Identity.LinkPhoneRequest, context: ServerCallContext) async throws -> Identity.Account {
+        try await linkPhone(request, caller: try context.requireAccount())
+    }
+
+    func deleteAccount(_ request: Identity.DeleteAccountRequest, context: ServerCallContext) async throws
+        -> Identity.DeleteAccountResponse {
+        try await deleteAccount(caller: try context.requireAccount())
     }
 
     private func signInAnonymously(_ request: Identity.SignInAnonymouslyRequest) async throws -> Identity.AuthSession {

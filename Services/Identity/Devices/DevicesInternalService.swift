@@ -7,12 +7,10 @@ import RPC
 /// `rendezvous.identity.v1.DevicesInternal`: push tokens for the services that send pushes.
 /// Internal: callable only with a service credential of `DeviceSettings.pushTokenCallers`
 /// (`internalMethods`, guarded by the `ServiceAuthInterceptor`), never with a user's token.
-struct DevicesInternalService: RPCService {
+struct DevicesInternalService: DevicesInternalProvider {
     let pool: PostgresPool
     let settings: DeviceSettings
     let apps: AppPolicies
-
-    var serviceName: String { DevicesInternalClient.serviceName }
 
     private var store: PushTokenStore { PushTokenStore(settings: settings) }
 
@@ -23,17 +21,18 @@ struct DevicesInternalService: RPCService {
         })
     }
 
-    func register(in router: inout RPCRouter) {
-        router.unary(serviceName, "ListActivePushTokens") { (request: Devices.ListActivePushTokensRequest, context) in
-            // The interceptor checked the credential; refusing here too keeps the method closed
-            // on a server assembled without it.
-            _ = try context.requireService()
-            return try await listActive(request)
-        }
-        router.unary(serviceName, "MarkPushTokenInactive") { (request: Devices.MarkPushTokenInactiveRequest, context) in
-            _ = try context.requireService()
-            return try await markInactive(request)
-        }
+    func listActivePushTokens(_ request: Devices.ListActivePushTokensRequest, context: ServerCallContext) async throws
+        -> Devices.ListActivePushTokensResponse {
+        // The interceptor checked the credential; refusing here too keeps the method closed
+        // on a server assembled without it.
+        _ = try context.requireService()
+        return try await listActive(request)
+    }
+
+    func markPushTokenInactive(_ request: Devices.MarkPushTokenInactiveRequest, context: ServerCallContext) async throws
+        -> Devices.MarkPushTokenInactiveResponse {
+        _ = try context.requireService()
+        return try await markInactive(request)
     }
 
     private func listActive(_ request: Devices.ListActivePushTokensRequest) async throws -> Devices.ListActivePushTokensResponse {

@@ -6,37 +6,40 @@ import RPC
 
 /// `rendezvous.identity.v1.Devices`: the caller's own push tokens. Every method needs an
 /// access token; rows are the caller's account's, in the caller's app.
-struct DevicesService: RPCService {
+struct DevicesService: DevicesProvider {
     let pool: PostgresPool
     let settings: DeviceSettings
 
-    var serviceName: String { DevicesClient.serviceName }
-
     private var store: PushTokenStore { PushTokenStore(settings: settings) }
 
-    func register(in router: inout RPCRouter) {
-        router.unary(serviceName, "RegisterPushToken") { (request: Devices.RegisterPushTokenRequest, context) in
-            let caller = try context.requireAccount()
-            return try await register(try PushTokenRegistration(request), caller: caller)
+    func registerPushToken(_ request: Devices.RegisterPushTokenRequest, context: ServerCallContext) async throws
+        -> Devices.PushToken {
+        let caller = try context.requireAccount()
+        return try await register(try PushTokenRegistration(request), caller: caller)
+    }
+
+    func refreshPushToken(_ request: Devices.RefreshPushTokenRequest, context: ServerCallContext) async throws
+        -> Devices.PushToken {
+        try await refresh(request, caller: try context.requireAccount())
+    }
+
+    func unregisterPushToken(_ request: Devices.UnregisterPushTokenRequest, context: ServerCallContext) async throws
+        -> Devices.UnregisterPushTokenResponse {
+        let caller = try context.requireAccount()
+        let token = try PushPlatform.lookupToken(request.token)
+        let removed = try await pool.withConnection { connection in
+            try await store.delete(token, accountID: try caller.accountUUID(), app: caller.app, on: connection)
         }
-        router.unary(serviceName, "RefreshPushToken") { (request: Devices.RefreshPushTokenRequest, context) in
-            try await refresh(request, caller: try context.requireAccount())
+        return Devices.UnregisterPushTokenResponse(removed: removed)
+    }
+
+    func listMyPushTokens(_ request: Devices.ListMyPushTokensRequest, context: ServerCallContext) async throws
+        -> Devices.ListMyPushTokensResponse {
+        let caller = try context.requireAccount()
+        let tokens = try await pool.withConnection { connection in
+            try await store.list(accountID: try caller.accountUUID(), app: caller.app, on: connection)
         }
-        router.unary(serviceName, "UnregisterPushToken") { (request: Devices.UnregisterPushTokenRequest, context) in
-            let caller = try context.requireAccount()
-            let token = try PushPlatform.lookupToken(request.token)
-            let removed = try await pool.withConnection { connection in
-                try await store.delete(token, accountID: try caller.accountUUID(), app: caller.app, on: connection)
-            }
-            return Devices.UnregisterPushTokenResponse(removed: removed)
-        }
-        router.unary(serviceName, "ListMyPushTokens") { (_: Devices.ListMyPushTokensRequest, context) in
-            let caller = try context.requireAccount()
-            let tokens = try await pool.withConnection { connection in
-                try await store.list(accountID: try caller.accountUUID(), app: caller.app, on: connection)
-            }
-            return Devices.ListMyPushTokensResponse(tokens: tokens.map(\.message))
-        }
+        return Devices.ListMyPushTokensResponse(tokens: tokens.map(\.message))
     }
 
     private func register(_ registration: PushTokenRegistration, caller: AuthenticatedAccount) async throws -> Devices.PushToken {

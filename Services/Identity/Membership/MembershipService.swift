@@ -6,22 +6,12 @@ import Runtime
 /// `rendezvous.identity.v1.Membership`: tiers and entitlements, App Store transactions,
 /// referral codes, the committee's waitlist and public email waitlists. The handlers live in
 /// one extension per feature (`MembershipService+Tiers.swift`, …).
-struct MembershipService: RPCService {
+struct MembershipService: MembershipProvider {
     let pool: PostgresPool
     let settings: IdentitySettings
     let outbox: Outbox
 
-    var serviceName: String { MembershipClient.serviceName }
-
     /// Methods callable without an access token.
     static let publicMethods: Set<String> = Set(
         ["ListTiers", "JoinWaitlist", "GetWaitlistPosition"].map { "/\(MembershipClient.serviceName)/\($0)" })
-
-    func register(in router: inout RPCRouter) {
-        registerTiers(in: &router)
-        registerAppStore(in: &router)
-        registerReferrals(in: &router)
-        registerCommittee(in: &router)
-        registerPublicWaitlist(in: &router)
-    }
 }

@@ -7,12 +7,10 @@ import Runtime
 
 /// `rendezvous.identity.v1.Profiles`: profile reads and updates (here) and roles
 /// (`ProfilesService+Roles`). Who may read what is documented in profiles.proto.
-struct ProfilesService: RPCService {
+struct ProfilesService: ProfilesProvider {
     let pool: PostgresPool
     let apps: AppPolicies
     let outbox: Outbox
-
-    var serviceName: String { ProfilesClient.serviceName }
 
     /// The services of this area (profiles and roles, safety), for `IdentityServer`.
     static func services(pool: PostgresPool, settings: IdentitySettings) throws -> [any RPCService] {
@@ -21,34 +19,42 @@ struct ProfilesService: RPCService {
                 SafetyService(pool: pool, apps: settings.apps, outbox: outbox)]
     }
 
-    func register(in router: inout RPCRouter) {
-        router.unary(serviceName, "GetMyProfile") { (_: Profiles.GetMyProfileRequest, context) in
-            try await myProfile(caller: try context.requireAccount())
+    func getMyProfile(_ request: Profiles.GetMyProfileRequest, context: ServerCallContext) async throws
+        -> Profiles.Profile {
+        try await myProfile(caller: try context.requireAccount())
+    }
+
+    func updateProfile(_ request: Profiles.UpdateProfileRequest, context: ServerCallContext) async throws
+        -> Profiles.Profile {
+        try await updateProfile(request, caller: try context.requireAccount())
+    }
+
+    func getProfile(_ request: Profiles.GetProfileRequest, context: ServerCallContext) async throws
+        -> Profiles.Profile {
+        let caller = try context.requireAccount()
+        let id = try LookupError.accountID(request.accountID)
+        return try await profile(of: caller) { reader, connection in
+            try await ProfileStore.find(id: id, app: caller.app, reader: reader, on: connection)
         }
-        router.unary(serviceName, "UpdateProfile") { (request: Profiles.UpdateProfileRequest, context) in
-            try await updateProfile(request, caller: try context.requireAccount())
+    }
+
+    func getProfileByUsername(_ request: Profiles.GetProfileByUsernameRequest, context: ServerCallContext) async throws
+        -> Profiles.Profile {
+        let caller = try context.requireAccount()
+        guard let username = Username.lookupKey(request.username) else { throw LookupError.userNotFound }
+        return try await profile(of: caller) { reader, connection in
+            try await ProfileStore.find(username: username, app: caller.app, reader: reader, on: connection)
         }
-        router.unary(serviceName, "GetProfile") { (request: Profiles.GetProfileRequest, context) in
-            let caller = try context.requireAccount()
-            let id = try LookupError.accountID(request.accountID)
-            return try await profile(of: caller) { reader, connection in
-                try await ProfileStore.find(id: id, app: caller.app, reader: reader, on: connection)
-            }
-        }
-        router.unary(serviceName, "GetProfileByUsername") { (request: Profiles.GetProfileByUsernameRequest, context) in
-            let caller = try context.requireAccount()
-            guard let username = Username.lookupKey(request.username) else { throw LookupError.userNotFound }
-            return try await profile(of: caller) { reader, connection in
-                try await ProfileStore.find(username: username, app: caller.app, reader: reader, on: connection)
-            }
-        }
-        router.unary(serviceName, "ListProfiles") { (request: Profiles.ListProfilesRequest, context) in
-            try await listProfiles(request, caller: try context.requireAccount())
-        }
-        router.unary(serviceName, "SetVerified") { (request: Profiles.SetVerifiedRequest, context) in
-            try await setVerified(request, caller: try context.requireAccount())
-        }
-        registerRoles(in: &router)
+    }
+
+    func listProfiles(_ request: Profiles.ListProfilesRequest, context: ServerCallContext) async throws
+        -> Profiles.ListProfilesResponse {
+        try await listProfiles(request, caller: try context.requireAccount())
+    }
+
+    func setVerified(_ request: Profiles.SetVerifiedRequest, context: ServerCallContext) async throws
+        -> Profiles.Profile {
+        try await setVerified(request, caller: try context.requireAccount())
     }
 
     /// The caller's own profile, marking it active.

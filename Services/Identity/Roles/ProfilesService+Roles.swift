@@ -7,13 +7,14 @@ import RPC
 extension ProfilesService {
     private var roles: RoleStore { RoleStore(outbox: outbox) }
 
-    func registerRoles(in router: inout RPCRouter) {
-        router.unary(serviceName, "BecomeApplicant") { (_: Profiles.BecomeApplicantRequest, context) in
-            try await becomeApplicant(caller: try context.requireAccount())
-        }
-        router.unary(serviceName, "SetRole") { (request: Profiles.SetRoleRequest, context) in
-            try await setRole(request, caller: try context.requireAccount())
-        }
+    func becomeApplicant(_ request: Profiles.BecomeApplicantRequest, context: ServerCallContext) async throws
+        -> Profiles.RoleAssignment {
+        try await becomeApplicant(caller: try context.requireAccount())
+    }
+
+    func setRole(_ request: Profiles.SetRoleRequest, context: ServerCallContext) async throws
+        -> Profiles.RoleAssignment {
+        try await setRole(request, caller: try context.requireAccount())
     }
 
     /// Default role → applicant; an applicant asking again changes nothing. Production's

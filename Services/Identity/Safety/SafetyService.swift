@@ -7,38 +7,44 @@ import Runtime
 
 /// `rendezvous.identity.v1.Safety`: blocks (mutual invisibility) and reports (the moderation
 /// queue admins work). Rules are documented in safety.proto.
-struct SafetyService: RPCService {
+struct SafetyService: SafetyProvider {
     let pool: PostgresPool
     let apps: AppPolicies
     let outbox: Outbox
 
-    var serviceName: String { SafetyClient.serviceName }
-
     static let details = TextRule(field: "details", maximumLength: 2000, multiline: true)
     static let note = TextRule(field: "note", maximumLength: 2000, multiline: true)
 
-    func register(in router: inout RPCRouter) {
-        router.unary(serviceName, "Block") { (request: Safety.BlockRequest, context) in
-            try await block(request, caller: try context.requireAccount())
-        }
-        router.unary(serviceName, "Unblock") { (request: Safety.UnblockRequest, context) in
-            try await unblock(request, caller: try context.requireAccount())
-        }
-        router.unary(serviceName, "ListBlocks") { (request: Safety.ListBlocksRequest, context) in
-            try await listBlocks(request, caller: try context.requireAccount())
-        }
-        router.unary(serviceName, "Report") { (request: Safety.ReportRequest, context) in
-            try await report(request, caller: try context.requireAccount())
-        }
-        router.unary(serviceName, "ListReports") { (request: Safety.ListReportsRequest, context) in
-            try await listReports(request, caller: try context.requireAccount())
-        }
-        router.unary(serviceName, "ReviewReport") { (request: Safety.ReviewReportRequest, context) in
-            try await moderate(request.reportID, .reviewed, note: request.note, caller: try context.requireAccount())
-        }
-        router.unary(serviceName, "ResolveReport") { (request: Safety.ResolveReportRequest, context) in
-            try await moderate(request.reportID, .resolved, note: request.note, caller: try context.requireAccount())
-        }
+    func block(_ request: Safety.BlockRequest, context: ServerCallContext) async throws -> Safety.BlockedUser {
+        try await block(request, caller: try context.requireAccount())
+    }
+
+    func unblock(_ request: Safety.UnblockRequest, context: ServerCallContext) async throws -> Safety.UnblockResponse {
+        try await unblock(request, caller: try context.requireAccount())
+    }
+
+    func listBlocks(_ request: Safety.ListBlocksRequest, context: ServerCallContext) async throws
+        -> Safety.ListBlocksResponse {
+        try await listBlocks(request, caller: try context.requireAccount())
+    }
+
+    func report(_ request: Safety.ReportRequest, context: ServerCallContext) async throws -> Safety.UserReport {
+        try await report(request, caller: try context.requireAccount())
+    }
+
+    func listReports(_ request: Safety.ListReportsRequest, context: ServerCallContext) async throws
+        -> Safety.ListReportsResponse {
+        try await listReports(request, caller: try context.requireAccount())
+    }
+
+    func reviewReport(_ request: Safety.ReviewReportRequest, context: ServerCallContext) async throws
+        -> Safety.UserReport {
+        try await moderate(request.reportID, .reviewed, note: request.note, caller: try context.requireAccount())
+    }
+
+    func resolveReport(_ request: Safety.ResolveReportRequest, context: ServerCallContext) async throws
+        -> Safety.UserReport {
+        try await moderate(request.reportID, .resolved, note: request.note, caller: try context.requireAccount())
     }
 
     private func block(_ request: Safety.BlockRequest, caller: AuthenticatedAccount) async throws -> Safety.BlockedUser {

@@ -1,5 +1,5 @@
 package import Auth
-import Contracts
+package import Contracts
 package import Postgres
 package import RPC
 
@@ -9,7 +9,7 @@ package import RPC
 /// The stream is for the other services of the deployment, not for apps: serve it behind a
 /// `ServiceAuthInterceptor` guarding `internalMethods` (without one every call is refused
 /// with MISSING_SERVICE_CREDENTIAL), and keep it off the gRPC edge.
-package struct EventStreamService: RPCService {
+package struct EventStreamService: EventStreamProvider {
     /// `WatchEvents`, open to every service the server accepts a credential from.
     package static let internalMethods: [String: ServiceAccess] = ["/\(EventStreamClient.serviceName)/WatchEvents": .anyService]
 
@@ -27,16 +27,12 @@ package struct EventStreamService: RPCService {
         self.notifier = notifier
     }
 
-    package var serviceName: String { EventStreamClient.serviceName }
-
-    package func register(in router: inout RPCRouter) {
-        router.serverStreaming(serviceName, "WatchEvents") {
-            (request: Events.WatchEventsRequest, writer: ResponseWriter<Events.Event>, context) in
-            // The interceptor checked the credential; refusing here too keeps the stream closed
-            // on a server assembled without it.
-            _ = try context.requireService()
-            try await watch(request, writer)
-        }
+    package func watchEvents(_ request: Events.WatchEventsRequest, writer: ResponseWriter<Events.Event>,
+                             context: ServerCallContext) async throws {
+        // The interceptor checked the credential; refusing here too keeps the stream closed
+        // on a server assembled without it.
+        _ = try context.requireService()
+        try await watch(request, writer)
     }
 
     private func watch(_ request: Events.WatchEventsRequest, _ writer: ResponseWriter<Events.Event>) async throws {

@@ -9,10 +9,9 @@ extension MembershipService {
     /// Longest signed transaction accepted; Apple's are about 5 KiB.
     static let maximumSignedTransactionBytes = 64 * 1024
 
-    func registerAppStore(in router: inout RPCRouter) {
-        router.unary(serviceName, "ApplyAppStoreTransaction") { (request: Membership.ApplyAppStoreTransactionRequest, context) in
-            try await applyAppStoreTransaction(request, caller: try context.requireAccount())
-        }
+    func applyAppStoreTransaction(_ request: Membership.ApplyAppStoreTransactionRequest, context: ServerCallContext) async throws
+        -> Membership.ApplyAppStoreTransactionResponse {
+        try await applyAppStoreTransaction(request, caller: try context.requireAccount())
     }
 
     private func applyAppStoreTransaction(_ request: Membership.ApplyAppStoreTransactionRequest,

@@ -9,39 +9,42 @@ import RPC
 extension MembershipService {
     private var referrals: ReferralStore { ReferralStore(outbox: outbox) }
 
-    func registerReferrals(in router: inout RPCRouter) {
-        router.unary(serviceName, "CreateReferralCode") { (request: Membership.CreateReferralCodeRequest, context) in
-            let caller = try context.requireAccount()
-            let ownerID = try caller.accountUUID()
-            try requireMemberReferrals(app: caller.app)
-            let expiresAt = try MembershipInput.futureDate(request.expiresAt)
-            return try await pool.withTransaction { connection in
-                try await referrals.create(ownerID: ownerID, app: caller.app, expiresAt: expiresAt, on: connection)
-            }
+    func createReferralCode(_ request: Membership.CreateReferralCodeRequest, context: ServerCallContext) async throws
+        -> Membership.ReferralCode {
+        let caller = try context.requireAccount()
+        let ownerID = try caller.accountUUID()
+        try requireMemberReferrals(app: caller.app)
+        let expiresAt = try MembershipInput.futureDate(request.expiresAt)
+        return try await pool.withTransaction { connection in
+            try await referrals.create(ownerID: ownerID, app: caller.app, expiresAt: expiresAt, on: connection)
         }
-        router.unary(serviceName, "ListMyReferralCodes") { (_: Membership.ListMyReferralCodesRequest, context) in
-            let caller = try context.requireAccount()
-            let ownerID = try caller.accountUUID()
-            try requireMemberReferrals(app: caller.app)
-            return try await pool.withConnection { connection in
-                let allowance = try await referrals.allowance(ownerID: ownerID, app: caller.app, on: connection)
-                var response = Membership.ListMyReferralCodesResponse()
-                response.codes = try await referrals.list(ownerID: ownerID, on: connection)
-                response.allowancePerMonth = Int32(clamping: allowance.perMonth)
-                response.remainingThisMonth = Int32(clamping: allowance.remaining)
-                response.allowanceResetsAt = Timestamp(allowance.resetsAt)
-                return response
-            }
+    }
+
+    func listMyReferralCodes(_ request: Membership.ListMyReferralCodesRequest, context: ServerCallContext) async throws
+        -> Membership.ListMyReferralCodesResponse {
+        let caller = try context.requireAccount()
+        let ownerID = try caller.accountUUID()
+        try requireMemberReferrals(app: caller.app)
+        return try await pool.withConnection { connection in
+            let allowance = try await referrals.allowance(ownerID: ownerID, app: caller.app, on: connection)
+            var response = Membership.ListMyReferralCodesResponse()
+            response.codes = try await referrals.list(ownerID: ownerID, on: connection)
+            response.allowancePerMonth = Int32(clamping: allowance.perMonth)
+            response.remainingThisMonth = Int32(clamping: allowance.remaining)
+            response.allowanceResetsAt = Timestamp(allowance.resetsAt)
+            return response
         }
-        router.unary(serviceName, "RedeemReferralCode") { (request: Membership.RedeemReferralCodeRequest, context) in
-            let caller = try context.requireAccount()
-            let accountID = try caller.accountUUID()
-            try requireMemberReferrals(app: caller.app)
-            try await pool.withTransaction { connection in
-                try await referrals.redeem(code: request.code, account: accountID, on: connection)
-            }
-            return Membership.RedeemReferralCodeResponse(membershipStatus: MembershipStatus.active)
+    }
+
+    func redeemReferralCode(_ request: Membership.RedeemReferralCodeRequest, context: ServerCallContext) async throws
+        -> Membership.RedeemReferralCodeResponse {
+        let caller = try context.requireAccount()
+        let accountID = try caller.accountUUID()
+        try requireMemberReferrals(app: caller.app)
+        try await pool.withTransaction { connection in
+            try await referrals.redeem(code: request.code, account: accountID, on: connection)
         }
+        return Membership.RedeemReferralCodeResponse(membershipStatus: MembershipStatus.active)
     }
 
     /// FAILED_PRECONDITION `REFERRALS_NOT_OFFERED` unless the app's policy has member referrals.

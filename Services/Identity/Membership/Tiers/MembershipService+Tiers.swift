@@ -6,27 +6,30 @@ import RPC
 
 /// ListTiers, GetMyEntitlements and the admin's SetTier.
 extension MembershipService {
-    func registerTiers(in router: inout RPCRouter) {
-        router.unary(serviceName, "ListTiers") { (request: Membership.ListTiersRequest, _) in
-            let policy = try settings.apps.policy(for: request.app)
-            let tiers = try await pool.withConnection { connection in
-                try await TierCatalog.list(app: policy.id, on: connection)
+    func listTiers(_ request: Membership.ListTiersRequest, context: ServerCallContext) async throws
+        -> Membership.ListTiersResponse {
+        let policy = try settings.apps.policy(for: request.app)
+        let tiers = try await pool.withConnection { connection in
+            try await TierCatalog.list(app: policy.id, on: connection)
+        }
+        return Membership.ListTiersResponse(tiers: tiers)
+    }
+
+    func getMyEntitlements(_ request: Membership.GetMyEntitlementsRequest, context: ServerCallContext) async throws
+        -> Membership.MyEntitlements {
+        let caller = try context.requireAccount()
+        let accountID = try caller.accountUUID()
+        return try await pool.withConnection { connection in
+            guard try await MemberAccounts.exists(accountID, app: caller.app, on: connection) else {
+                throw IdentityError.accountNotFound
             }
-            return Membership.ListTiersResponse(tiers: tiers)
+            return try await entitlements(accountID: accountID, app: caller.app, on: connection)
         }
-        router.unary(serviceName, "GetMyEntitlements") { (_: Membership.GetMyEntitlementsRequest, context) in
-            let caller = try context.requireAccount()
-            let accountID = try caller.accountUUID()
-            return try await pool.withConnection { connection in
-                guard try await MemberAccounts.exists(accountID, app: caller.app, on: connection) else {
-                    throw IdentityError.accountNotFound
-                }
-                return try await entitlements(accountID: accountID, app: caller.app, on: connection)
-            }
-        }
-        router.unary(serviceName, "SetTier") { (request: Membership.SetTierRequest, context) in
-            try await setTier(request, caller: try context.requireAccount())
-        }
+    }
+
+    func setTier(_ request: Membership.SetTierRequest, context: ServerCallContext) async throws
+        -> Membership.SetTierResponse {
+        try await setTier(request, caller: try context.requireAccount())
     }
 
     /// The account's effective tier with its entitlements (none for an app whose tiers are not

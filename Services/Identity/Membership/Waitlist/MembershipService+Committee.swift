@@ -14,37 +14,42 @@ extension MembershipService {
     static let defaultWaitlistPageSize = 50
     static let maximumWaitlistPageSize = 200
 
-    func registerCommittee(in router: inout RPCRouter) {
-        router.unary(serviceName, "GetMyWaitlistPosition") { (_: Membership.GetMyWaitlistPositionRequest, context) in
-            let caller = try context.requireAccount()
-            let accountID = try caller.accountUUID()
-            let position = try await pool.withConnection { connection in
-                try await MemberWaitlist.position(of: accountID, app: caller.app, on: connection)
-            }
-            guard let position else { throw MembershipError.notWaitlisted }
-            return position
+    func getMyWaitlistPosition(_ request: Membership.GetMyWaitlistPositionRequest, context: ServerCallContext) async throws
+        -> Membership.WaitlistPosition {
+        let caller = try context.requireAccount()
+        let accountID = try caller.accountUUID()
+        let position = try await pool.withConnection { connection in
+            try await MemberWaitlist.position(of: accountID, app: caller.app, on: connection)
         }
-        router.unary(serviceName, "ListWaitlist") { (request: Membership.ListWaitlistRequest, context) in
-            let caller = try context.requireAccount()
-            let size = request.pageSize == 0 ? Self.defaultWaitlistPageSize
-                : min(max(Int(request.pageSize), 1), Self.maximumWaitlistPageSize)
-            let token = request.pageToken.isEmpty ? nil : try WaitlistPageToken(parsing: request.pageToken)
-            let page = try await pool.withConnection { connection in
-                try await Authorization.requireAdmin(caller, on: connection)
-                return try await MemberWaitlist.page(app: caller.app, after: token, limit: size, on: connection)
-            }
-            return Membership.ListWaitlistResponse(members: page.members, nextPageToken: page.next?.text ?? "")
+        guard let position else { throw MembershipError.notWaitlisted }
+        return position
+    }
+
+    func listWaitlist(_ request: Membership.ListWaitlistRequest, context: ServerCallContext) async throws
+        -> Membership.ListWaitlistResponse {
+        let caller = try context.requireAccount()
+        let size = request.pageSize == 0 ? Self.defaultWaitlistPageSize
+            : min(max(Int(request.pageSize), 1), Self.maximumWaitlistPageSize)
+        let token = request.pageToken.isEmpty ? nil : try WaitlistPageToken(parsing: request.pageToken)
+        let page = try await pool.withConnection { connection in
+            try await Authorization.requireAdmin(caller, on: connection)
+            return try await MemberWaitlist.page(app: caller.app, after: token, limit: size, on: connection)
         }
-        router.unary(serviceName, "ApproveMember") { (request: Membership.ApproveMemberRequest, context) in
-            try await decide(request.accountID, approve: true, reason: "", caller: try context.requireAccount())
+        return Membership.ListWaitlistResponse(members: page.members, nextPageToken: page.next?.text ?? "")
+    }
+
+    func approveMember(_ request: Membership.ApproveMemberRequest, context: ServerCallContext) async throws
+        -> Membership.MembershipDecision {
+        try await decide(request.accountID, approve: true, reason: "", caller: try context.requireAccount())
+    }
+
+    func rejectMember(_ request: Membership.RejectMemberRequest, context: ServerCallContext) async throws
+        -> Membership.MembershipDecision {
+        let reason = request.reason.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !reason.isEmpty, reason.count <= Self.maximumReasonLength else {
+            throw MembershipError.invalidReason(maximumLength: Self.maximumReasonLength)
         }
-        router.unary(serviceName, "RejectMember") { (request: Membership.RejectMemberRequest, context) in
-            let reason = request.reason.trimmingCharacters(in: .whitespacesAndNewlines)
-            guard !reason.isEmpty, reason.count <= Self.maximumReasonLength else {
-                throw MembershipError.invalidReason(maximumLength: Self.maximumReasonLength)
-            }
-            return try await decide(request.accountID, approve: false, reason: reason, caller: try context.requireAccount())
-        }
+        return try await decide(request.accountID, approve: false, reason: reason, caller: try context.requireAccount())
     }
 
     /// The committee's decision on a waitlisted account of the admin's app, with its event.
