@@ -1,3 +1,4 @@
+import Contracts
 import RPC
 
 /// Identity's domain failures and the one place that decides their gRPC status and reason.
@@ -20,36 +21,33 @@ enum IdentityError: Error, Sendable, Equatable, RPCErrorConvertible {
     var rpcError: RPCError {
         switch self {
         case .unknownApp:
-            RPCError(code: .invalidArgument, message: "unknown app", reason: "UNKNOWN_APP")
+            RPCError(Identity.ErrorReason.unknownApp, message: "unknown app")
         case .signInMethodNotAllowed:
-            RPCError(code: .failedPrecondition, message: "this app does not offer that way of signing in",
-                     reason: "SIGN_IN_METHOD_NOT_ALLOWED")
+            RPCError(Identity.ErrorReason.signInMethodNotAllowed, message: "this app does not offer that way of signing in")
         case .invalidEmail:
-            RPCError(code: .invalidArgument, message: "that is not a valid email address", reason: "INVALID_EMAIL")
+            RPCError(Identity.ErrorReason.invalidEmail, message: "that is not a valid email address")
         case .weakPassword(let minimumLength):
-            RPCError(code: .invalidArgument, message: "the password must have at least \(minimumLength) characters",
-                     reason: "WEAK_PASSWORD", details: ["minimum_length": String(minimumLength)])
+            RPCError(Identity.ErrorReason.weakPassword, message: "the password must have at least \(minimumLength) characters", details: ["minimum_length": String(minimumLength)])
         case .passwordTooLong:
-            RPCError(code: .invalidArgument, message: "the password is too long", reason: "WEAK_PASSWORD")
+            RPCError(Identity.ErrorReason.weakPassword, message: "the password is too long")
         case .emailTaken:
-            RPCError(code: .alreadyExists, message: "an account with this email already exists", reason: "EMAIL_TAKEN")
+            RPCError(Identity.ErrorReason.emailTaken, message: "an account with this email already exists")
         case .invalidCredentials:
-            RPCError(code: .unauthenticated, message: "wrong email or password", reason: "INVALID_CREDENTIALS")
+            RPCError(Identity.ErrorReason.invalidCredentials, message: "wrong email or password")
         case .tooManyAttempts(let retryAfter):
-            RPCError(code: .resourceExhausted, message: "too many failed attempts; try again later",
-                     reason: "TOO_MANY_ATTEMPTS", details: ["retry_after_seconds": String(retryAfter)])
+            RPCError(Identity.ErrorReason.tooManyAttempts, message: "too many failed attempts; try again later", details: ["retry_after_seconds": String(retryAfter)])
         case .invalidRefreshToken:
-            RPCError(code: .unauthenticated, message: "sign in again", reason: "INVALID_REFRESH_TOKEN")
+            RPCError(Identity.ErrorReason.invalidRefreshToken, message: "sign in again")
         case .refreshTokenReused:
-            RPCError(code: .unauthenticated, message: "sign in again", reason: "REFRESH_TOKEN_REUSED")
+            RPCError(Identity.ErrorReason.refreshTokenReused, message: "sign in again")
         case .sessionRevoked:
-            RPCError(code: .unauthenticated, message: "sign in again", reason: "SESSION_REVOKED")
+            RPCError(Identity.ErrorReason.sessionRevoked, message: "sign in again")
         case .sessionNotFound:
-            RPCError(code: .notFound, message: "no such session", reason: "SESSION_NOT_FOUND")
+            RPCError(Identity.ErrorReason.sessionNotFound, message: "no such session")
         case .invalidSessionID:
-            RPCError(code: .invalidArgument, message: "session_id is not a UUID", reason: "INVALID_SESSION_ID")
+            RPCError(Identity.ErrorReason.invalidSessionID, message: "session_id is not a UUID")
         case .accountNotFound:
-            RPCError(code: .unauthenticated, message: "sign in again", reason: "ACCOUNT_NOT_FOUND")
+            RPCError(Identity.ErrorReason.accountNotFound, message: "sign in again")
         }
     }
 }

@@ -34,7 +34,8 @@ struct FileEmitter {
         printer.line()
         let hasReasons = file.enums.contains(where: Self.isReasonEnum)
         let hasTypes = !file.messages.isEmpty || !file.enums.isEmpty
-        var imports = hasTypes ? ["\(access) import Wire"] : []
+        let needsWire = !file.messages.isEmpty || file.enums.contains { !Self.isReasonEnum($0) }
+        var imports = needsWire ? ["\(access) import Wire"] : []
         if options.module != "RPC", hasReasons || !file.services.isEmpty {
             imports.append("\(hasReasons ? access : "package") import RPC")
         }
@@ -65,7 +66,7 @@ struct FileEmitter {
             for (index, item) in file.enums.enumerated() {
                 if !first { printer.line() }
                 first = false
-                emitEnum(item, fullName: prefix + "." + item.name, path: [5, Int32(index)], into: &printer)
+                try emitEnum(item, fullName: prefix + "." + item.name, path: [5, Int32(index)], into: &printer)
             }
         }
         guard let namespace else {
@@ -133,7 +134,8 @@ struct FileEmitter {
         item.values.contains { $0.statusCode != nil }
     }
 
-    func emitEnum(_ item: EnumDescriptor, fullName: String, path: [Int32], into printer: inout CodePrinter) {
+    func emitEnum(_ item: EnumDescriptor, fullName: String, path: [Int32], into printer: inout CodePrinter) throws {
+        try SymbolTable.checkTypeName(item.name, fullName)
         let name = item.name
         let isReason = Self.isReasonEnum(item)
         printer.doc(documentation(path, detail: "`\(fullName.dropFirst())`; unknown numbers are kept."))

@@ -29,6 +29,7 @@ struct MessageEmitter {
     }
 
     func emit(_ printer: inout CodePrinter) throws {
+        try SymbolTable.checkTypeName(message.name, fullName)
         let fields = try message.fields.enumerated().map { try FieldPlan(field: $1, index: $0, in: self) }
         let oneofs = Self.realOneofIndices(of: message)
         printer.doc(file.documentation(path, detail: "`\(fullName.dropFirst())`."))
@@ -64,7 +65,7 @@ struct MessageEmitter {
             }
             for (index, item) in message.enums.enumerated() {
                 printer.line()
-                file.emitEnum(item, fullName: fullName + "." + item.name, path: path + [4, Int32(index)], into: &printer)
+                try file.emitEnum(item, fullName: fullName + "." + item.name, path: path + [4, Int32(index)], into: &printer)
             }
         }
     }

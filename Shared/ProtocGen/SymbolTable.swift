@@ -53,6 +53,13 @@ struct SymbolTable {
         return SwiftName.upperCamel(stem)
     }
 
+    /// Refuses a proto type name that cannot name a Swift type (`Type`, `Protocol`, keywords).
+    static func checkTypeName(_ name: String, _ fullName: String) throws {
+        guard !SwiftName.keywords.contains(name), SwiftName.isIdentifier(name) else {
+            throw GeneratorError("\(fullName.dropFirst()): '\(name)' cannot be a Swift type name")
+        }
+    }
+
     func symbol(_ fullName: String) throws -> Symbol {
         guard let symbol = symbols[fullName] else { throw GeneratorError("unknown type \(fullName)") }
         return symbol
@@ -75,7 +82,6 @@ struct SymbolTable {
     private mutating func add(_ message: MessageDescriptor, prefix: String, nesting: [String], file: String,
                               namespace: String?) throws {
         let fullName = prefix + "." + message.name
-        try checkTypeName(message.name, fullName)
         let nesting = nesting + [message.name]
         symbols[fullName] = Symbol(kind: .message(message), protoName: String(fullName.dropFirst()), file: file,
                                    namespace: namespace, nesting: nesting)
@@ -90,14 +96,7 @@ struct SymbolTable {
     private mutating func add(_ item: EnumDescriptor, prefix: String, nesting: [String], file: String,
                               namespace: String?) throws {
         let fullName = prefix + "." + item.name
-        try checkTypeName(item.name, fullName)
         symbols[fullName] = Symbol(kind: .enumeration(item), protoName: String(fullName.dropFirst()), file: file,
                                    namespace: namespace, nesting: nesting + [item.name])
-    }
-
-    private func checkTypeName(_ name: String, _ fullName: String) throws {
-        guard !SwiftName.keywords.contains(name), SwiftName.isIdentifier(name) else {
-            throw GeneratorError("\(fullName.dropFirst()): '\(name)' cannot be a Swift type name")
-        }
     }
 }

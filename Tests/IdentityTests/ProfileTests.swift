@@ -492,7 +492,7 @@ import Testing
         #expect(try rule.clean("  a\r\nb  ") == "a\nb")
         #expect(try rule.clean("a\rb") == "a\nb")
         #expect(try rule.clean("👍🏽é🇫🇷") == "👍🏽é🇫🇷")
-        #expect(throws: InputError.tooLong(field: "bio", maximum: 3, reason: "FIELD_TOO_LONG")) { try rule.clean("abcd") }
+        #expect(throws: InputError.tooLong(field: "bio", maximum: 3, reason: .fieldTooLong)) { try rule.clean("abcd") }
         #expect(throws: InputError.invalidText(field: "bio")) { try rule.clean("a\u{85}b") }
     }
 }

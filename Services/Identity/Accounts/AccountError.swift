@@ -1,3 +1,4 @@
+import Contracts
 import RPC
 
 /// Failures of Apple/Google and phone sign-in, linking and deletion, and the one place that
@@ -13,6 +14,19 @@ enum AccountError: Error, Sendable, Equatable, RPCErrorConvertible {
         case wrongIssuer = "ID_TOKEN_WRONG_ISSUER"
         case wrongAudience = "ID_TOKEN_WRONG_AUDIENCE"
         case nonceMismatch = "ID_TOKEN_NONCE_MISMATCH"
+
+        var reason: Identity.ErrorReason {
+            switch self {
+            case .malformed: .idTokenMalformed
+            case .unknownKey: .idTokenUnknownKey
+            case .badSignature: .idTokenBadSignature
+            case .expired: .idTokenExpired
+            case .notYetValid: .idTokenNotYetValid
+            case .wrongIssuer: .idTokenWrongIssuer
+            case .wrongAudience: .idTokenWrongAudience
+            case .nonceMismatch: .idTokenNonceMismatch
+            }
+        }
     }
 
     case invalidProvider
@@ -34,42 +48,35 @@ enum AccountError: Error, Sendable, Equatable, RPCErrorConvertible {
     var rpcError: RPCError {
         switch self {
         case .invalidProvider:
-            RPCError(code: .invalidArgument, message: "choose Apple or Google", reason: "INVALID_PROVIDER")
+            RPCError(Identity.ErrorReason.invalidProvider, message: "choose Apple or Google")
         case .nonceRequired:
-            RPCError(code: .invalidArgument, message: "the sign-in request needs the nonce the app generated",
-                     reason: "NONCE_REQUIRED")
+            RPCError(Identity.ErrorReason.nonceRequired, message: "the sign-in request needs the nonce the app generated")
         case .providerNotConfigured:
-            RPCError(code: .failedPrecondition, message: "this way of signing in is not set up on the server",
-                     reason: "PROVIDER_NOT_CONFIGURED")
+            RPCError(Identity.ErrorReason.providerNotConfigured, message: "this way of signing in is not set up on the server")
         case .idToken(let problem):
-            RPCError(code: .unauthenticated, message: "the sign-in could not be verified; try again", reason: problem.rawValue)
+            RPCError(problem.reason, message: "the sign-in could not be verified; try again")
         case .invalidPhone:
-            RPCError(code: .invalidArgument, message: "enter the phone number with its country code, e.g. +14155550123",
-                     reason: "INVALID_PHONE")
+            RPCError(Identity.ErrorReason.invalidPhone,
+                     message: "enter the phone number with its country code, e.g. +14155550123")
         case .codeSendThrottled(let retryAfter):
-            RPCError(code: .resourceExhausted, message: "a code was sent recently; wait before asking for another",
-                     reason: "CODE_SEND_THROTTLED", details: ["retry_after_seconds": String(retryAfter)])
+            RPCError(Identity.ErrorReason.codeSendThrottled, message: "a code was sent recently; wait before asking for another", details: ["retry_after_seconds": String(retryAfter)])
         case .codeDeliveryFailed:
-            RPCError(code: .unavailable, message: "the code could not be sent; try again later", reason: "CODE_DELIVERY_FAILED")
+            RPCError(Identity.ErrorReason.codeDeliveryFailed, message: "the code could not be sent; try again later")
         case .invalidCode(let remaining):
-            RPCError(code: .unauthenticated, message: "that code is not right", reason: "INVALID_CODE",
+            RPCError(Identity.ErrorReason.invalidCode, message: "that code is not right",
                      details: ["attempts_remaining": String(remaining)])
         case .codeExpired:
-            RPCError(code: .unauthenticated, message: "that code has expired; ask for a new one", reason: "CODE_EXPIRED")
+            RPCError(Identity.ErrorReason.codeExpired, message: "that code has expired; ask for a new one")
         case .codeAttemptsExhausted:
-            RPCError(code: .resourceExhausted, message: "too many wrong codes; ask for a new one",
-                     reason: "CODE_ATTEMPTS_EXHAUSTED")
+            RPCError(Identity.ErrorReason.codeAttemptsExhausted, message: "too many wrong codes; ask for a new one")
         case .noActiveCode:
-            RPCError(code: .failedPrecondition, message: "no code is waiting for this number; ask for a new one",
-                     reason: "NO_ACTIVE_CODE")
+            RPCError(Identity.ErrorReason.noActiveCode, message: "no code is waiting for this number; ask for a new one")
         case .phoneTaken:
-            RPCError(code: .alreadyExists, message: "another account already uses this phone number", reason: "PHONE_TAKEN")
+            RPCError(Identity.ErrorReason.phoneTaken, message: "another account already uses this phone number")
         case .providerIdentityTaken:
-            RPCError(code: .alreadyExists, message: "that account is already used by another account here",
-                     reason: "PROVIDER_IDENTITY_TAKEN")
+            RPCError(Identity.ErrorReason.providerIdentityTaken, message: "that account is already used by another account here")
         case .alreadyLinked(let method):
-            RPCError(code: .alreadyExists, message: "this account already has a sign-in of that kind",
-                     reason: "ALREADY_LINKED", details: ["method": method])
+            RPCError(Identity.ErrorReason.alreadyLinked, message: "this account already has a sign-in of that kind", details: ["method": method])
         }
     }
 }

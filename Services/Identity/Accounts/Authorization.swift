@@ -1,4 +1,5 @@
 import Auth
+import Contracts
 import Foundation
 import Postgres
 import RPC
@@ -20,7 +21,7 @@ enum Authorization {
     /// Throws PERMISSION_DENIED `ADMIN_ONLY` unless the caller is an admin of its app.
     static func requireAdmin(_ caller: AuthenticatedAccount, on connection: Connection) async throws {
         guard try await currentRole(of: caller, on: connection) == adminRole else {
-            throw RPCError(code: .permissionDenied, message: "only an admin of this app may do that", reason: "ADMIN_ONLY")
+            throw RPCError(Identity.ErrorReason.adminOnly, message: "only an admin of this app may do that")
         }
     }
 
@@ -28,7 +29,7 @@ enum Authorization {
     static func requireRole(_ roles: Set<String>, _ caller: AuthenticatedAccount, on connection: Connection) async throws -> String {
         let role = try await currentRole(of: caller, on: connection)
         guard roles.contains(role) else {
-            throw RPCError(code: .permissionDenied, message: "your role may not do that", reason: "ROLE_REQUIRED")
+            throw RPCError(Identity.ErrorReason.roleRequired, message: "your role may not do that")
         }
         return role
     }

@@ -1,3 +1,4 @@
+import Contracts
 import RPC
 
 /// The push token registry's domain failures and the one place that decides their gRPC status
@@ -18,30 +19,26 @@ enum DeviceError: Error, Sendable, Equatable, RPCErrorConvertible {
     var rpcError: RPCError {
         switch self {
         case .invalidPushToken(let platform, let expected):
-            RPCError(code: .invalidArgument, message: "that is not a valid push token: expected \(expected)",
-                     reason: "INVALID_PUSH_TOKEN", details: ["platform": platform, "expected": expected])
+            RPCError(Identity.ErrorReason.invalidPushToken, message: "that is not a valid push token: expected \(expected)", details: ["platform": platform, "expected": expected])
         case .invalidPlatform:
-            RPCError(code: .invalidArgument, message: "platform must be APNS or FCM", reason: "INVALID_PLATFORM")
+            RPCError(Identity.ErrorReason.invalidPlatform, message: "platform must be APNS or FCM")
         case .invalidEnvironment(let message):
-            RPCError(code: .invalidArgument, message: message, reason: "INVALID_PUSH_ENVIRONMENT")
+            RPCError(Identity.ErrorReason.invalidPushEnvironment, message: message)
         case .invalidDeviceID:
-            RPCError(code: .invalidArgument, message: "device_id must be 1 to 128 visible ASCII characters",
-                     reason: "INVALID_DEVICE_ID")
+            RPCError(Identity.ErrorReason.invalidDeviceID, message: "device_id must be 1 to 128 visible ASCII characters")
         case .invalidAppVersion:
-            RPCError(code: .invalidArgument, message: "app_version must be at most 64 printable ASCII characters",
-                     reason: "INVALID_APP_VERSION")
+            RPCError(Identity.ErrorReason.invalidAppVersion, message: "app_version must be at most 64 printable ASCII characters")
         case .pushTokenNotFound:
-            RPCError(code: .notFound, message: "this account has no such push token", reason: "PUSH_TOKEN_NOT_FOUND")
+            RPCError(Identity.ErrorReason.pushTokenNotFound, message: "this account has no such push token")
         case .invalidAccountID:
-            RPCError(code: .invalidArgument, message: "account_ids must be UUIDs", reason: "INVALID_ACCOUNT_ID")
+            RPCError(Identity.ErrorReason.invalidAccountID, message: "account_ids must be UUIDs")
         case .tooManyAccounts(let maximum):
-            RPCError(code: .invalidArgument, message: "at most \(maximum) accounts per call", reason: "TOO_MANY_ACCOUNTS",
+            RPCError(Identity.ErrorReason.tooManyAccounts, message: "at most \(maximum) accounts per call",
                      details: ["maximum": String(maximum)])
         case .invalidInactiveReason:
-            RPCError(code: .invalidArgument, message: "reason must be UNREGISTERED, BAD_DEVICE_TOKEN or NOT_FOR_TOPIC",
-                     reason: "INVALID_INACTIVE_REASON")
+            RPCError(Identity.ErrorReason.invalidInactiveReason, message: "reason must be UNREGISTERED, BAD_DEVICE_TOKEN or NOT_FOR_TOPIC")
         case .invalidTimestamp:
-            RPCError(code: .invalidArgument, message: "invalid_since is not a valid time", reason: "INVALID_TIMESTAMP")
+            RPCError(Identity.ErrorReason.invalidTimestamp, message: "invalid_since is not a valid time")
         }
     }
 }

@@ -1,3 +1,4 @@
+import Contracts
 import Foundation
 import RPC
 
@@ -42,71 +43,65 @@ enum MembershipError: Error, Sendable, Equatable, RPCErrorConvertible {
     var rpcError: RPCError {
         switch self {
         case .invalidAccountID:
-            RPCError(code: .invalidArgument, message: "account_id is not a UUID", reason: "INVALID_ACCOUNT_ID")
+            RPCError(Identity.ErrorReason.invalidAccountID, message: "account_id is not a UUID")
         case .invalidExpiry:
-            RPCError(code: .invalidArgument, message: "expires_at must be in the future", reason: "INVALID_EXPIRY")
+            RPCError(Identity.ErrorReason.invalidExpiry, message: "expires_at must be in the future")
         case .invalidPageToken:
-            RPCError(code: .invalidArgument, message: "page_token is not one this service returned", reason: "INVALID_PAGE_TOKEN")
+            RPCError(Identity.ErrorReason.invalidPageToken, message: "page_token is not one this service returned")
         case .invalidReason(let maximumLength):
-            RPCError(code: .invalidArgument, message: "give a reason of 1 to \(maximumLength) characters",
-                     reason: "INVALID_REASON", details: ["maximum_length": String(maximumLength)])
+            RPCError(Identity.ErrorReason.invalidReason, message: "give a reason of 1 to \(maximumLength) characters", details: ["maximum_length": String(maximumLength)])
         case .invalidReferralCode:
-            RPCError(code: .invalidArgument, message: "a referral code has 6 letters and digits", reason: "INVALID_REFERRAL_CODE")
+            RPCError(Identity.ErrorReason.invalidReferralCode, message: "a referral code has 6 letters and digits")
         case .unknownTier:
-            RPCError(code: .invalidArgument, message: "this app has no such tier", reason: "UNKNOWN_TIER")
+            RPCError(Identity.ErrorReason.unknownTier, message: "this app has no such tier")
         case .referralsNotOffered:
-            RPCError(code: .failedPrecondition, message: "this app has no member referral codes", reason: "REFERRALS_NOT_OFFERED")
+            RPCError(Identity.ErrorReason.referralsNotOffered, message: "this app has no member referral codes")
         case .notActiveMember:
-            RPCError(code: .failedPrecondition, message: "only active members can invite", reason: "NOT_ACTIVE_MEMBER")
+            RPCError(Identity.ErrorReason.notActiveMember, message: "only active members can invite")
         case .notWaitlisted:
-            RPCError(code: .failedPrecondition, message: "the account is not on the waitlist", reason: "NOT_WAITLISTED")
+            RPCError(Identity.ErrorReason.notWaitlisted, message: "the account is not on the waitlist")
         case .memberNotFound:
-            RPCError(code: .notFound, message: "no such account in this app", reason: "MEMBER_NOT_FOUND")
+            RPCError(Identity.ErrorReason.memberNotFound, message: "no such account in this app")
         case .referralCodeNotFound:
-            RPCError(code: .notFound, message: "no such referral code", reason: "REFERRAL_CODE_NOT_FOUND")
+            RPCError(Identity.ErrorReason.referralCodeNotFound, message: "no such referral code")
         case .referralCodeUsed:
-            RPCError(code: .failedPrecondition, message: "this referral code has already been used", reason: "REFERRAL_CODE_USED")
+            RPCError(Identity.ErrorReason.referralCodeUsed, message: "this referral code has already been used")
         case .referralCodeExpired:
-            RPCError(code: .failedPrecondition, message: "this referral code has expired", reason: "REFERRAL_CODE_EXPIRED")
+            RPCError(Identity.ErrorReason.referralCodeExpired, message: "this referral code has expired")
         case .ownReferralCode:
-            RPCError(code: .failedPrecondition, message: "you cannot redeem your own referral code", reason: "OWN_REFERRAL_CODE")
+            RPCError(Identity.ErrorReason.ownReferralCode, message: "you cannot redeem your own referral code")
         case .referrerNotActive:
-            RPCError(code: .failedPrecondition, message: "this referral code is no longer valid", reason: "REFERRER_NOT_ACTIVE")
+            RPCError(Identity.ErrorReason.referrerNotActive, message: "this referral code is no longer valid")
         case .referralAllowanceExhausted(let allowance, let resetsAt):
-            RPCError(code: .resourceExhausted, message: "you have used this month's \(allowance) referral codes",
-                     reason: "REFERRAL_ALLOWANCE_EXHAUSTED",
+            RPCError(Identity.ErrorReason.referralAllowanceExhausted, message: "you have used this month's \(allowance) referral codes",
                      details: ["allowance": String(allowance),
                                "resets_at": String(Int64(resetsAt.timeIntervalSince1970))])
         case .publicWaitlistNotOffered:
-            RPCError(code: .failedPrecondition, message: "this app has no public waitlist", reason: "PUBLIC_WAITLIST_NOT_OFFERED")
+            RPCError(Identity.ErrorReason.publicWaitlistNotOffered, message: "this app has no public waitlist")
         case .waitlistEntryNotFound:
-            RPCError(code: .notFound, message: "no waitlist entry with this email and code", reason: "WAITLIST_ENTRY_NOT_FOUND")
+            RPCError(Identity.ErrorReason.waitlistEntryNotFound, message: "no waitlist entry with this email and code")
         case .appStoreNotOffered:
-            RPCError(code: .failedPrecondition, message: "this app sells nothing on the App Store", reason: "APP_STORE_NOT_OFFERED")
+            RPCError(Identity.ErrorReason.appStoreNotOffered, message: "this app sells nothing on the App Store")
         case .appStoreNotConfigured:
-            RPCError(code: .failedPrecondition, message: "App Store purchases cannot be checked right now",
-                     reason: "APP_STORE_NOT_CONFIGURED")
+            RPCError(Identity.ErrorReason.appStoreNotConfigured, message: "App Store purchases cannot be checked right now")
         case .malformedTransaction:
-            RPCError(code: .invalidArgument, message: "that is not an App Store signed transaction", reason: "MALFORMED_TRANSACTION")
+            RPCError(Identity.ErrorReason.malformedTransaction, message: "that is not an App Store signed transaction")
         case .untrustedTransaction:
-            RPCError(code: .invalidArgument, message: "the transaction is not signed by the App Store", reason: "UNTRUSTED_TRANSACTION")
+            RPCError(Identity.ErrorReason.untrustedTransaction, message: "the transaction is not signed by the App Store")
         case .wrongBundleID:
-            RPCError(code: .invalidArgument, message: "the transaction is for another app", reason: "WRONG_BUNDLE_ID")
+            RPCError(Identity.ErrorReason.wrongBundleID, message: "the transaction is for another app")
         case .wrongEnvironment:
-            RPCError(code: .failedPrecondition, message: "transactions from this App Store environment are not accepted",
-                     reason: "WRONG_ENVIRONMENT")
+            RPCError(Identity.ErrorReason.wrongEnvironment, message: "transactions from this App Store environment are not accepted")
         case .unknownProduct:
-            RPCError(code: .invalidArgument, message: "the product grants no tier", reason: "UNKNOWN_PRODUCT")
+            RPCError(Identity.ErrorReason.unknownProduct, message: "the product grants no tier")
         case .transactionExpired:
-            RPCError(code: .failedPrecondition, message: "the subscription period has ended", reason: "TRANSACTION_EXPIRED")
+            RPCError(Identity.ErrorReason.transactionExpired, message: "the subscription period has ended")
         case .transactionRevoked:
-            RPCError(code: .failedPrecondition, message: "the purchase was refunded or revoked", reason: "TRANSACTION_REVOKED")
+            RPCError(Identity.ErrorReason.transactionRevoked, message: "the purchase was refunded or revoked")
         case .transactionForAnotherAccount:
-            RPCError(code: .permissionDenied, message: "the purchase was made for another account",
-                     reason: "TRANSACTION_FOR_ANOTHER_ACCOUNT")
+            RPCError(Identity.ErrorReason.transactionForAnotherAccount, message: "the purchase was made for another account")
         case .transactionBoundToAnotherAccount:
-            RPCError(code: .permissionDenied, message: "the subscription belongs to another account",
-                     reason: "TRANSACTION_BOUND_TO_ANOTHER_ACCOUNT")
+            RPCError(Identity.ErrorReason.transactionBoundToAnotherAccount, message: "the subscription belongs to another account")
         }
     }
 }

@@ -1,10 +1,11 @@
+import Contracts
 /// How a list of short texts (tags, interests, cuisines) is cleaned: each item by `item`,
 /// empty items refused, duplicates ignoring case dropped (the first kept), at most
 /// `maximumCount` values.
 struct ListRule: Sendable {
     var item: TextRule
     var maximumCount: Int
-    var tooManyReason = "TOO_MANY_VALUES"
+    var tooManyReason = Identity.ErrorReason.tooManyValues
 
     func clean(_ values: [String]) throws(InputError) -> [String] {
         guard values.count <= maximumCount * 4 else { throw tooMany }

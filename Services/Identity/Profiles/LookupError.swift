@@ -1,3 +1,4 @@
+import Contracts
 import Foundation
 import RPC
 
@@ -11,9 +12,9 @@ enum LookupError: Error, Sendable, Equatable, RPCErrorConvertible {
     var rpcError: RPCError {
         switch self {
         case .invalidAccountID:
-            RPCError(code: .invalidArgument, message: "account_id is not a UUID", reason: "INVALID_ACCOUNT_ID")
+            RPCError(Identity.ErrorReason.invalidAccountID, message: "account_id is not a UUID")
         case .userNotFound:
-            RPCError(code: .notFound, message: "no such user", reason: "USER_NOT_FOUND")
+            RPCError(Identity.ErrorReason.userNotFound, message: "no such user")
         }
     }
 

@@ -1,3 +1,4 @@
+import Contracts
 import RPC
 
 /// A list request's paging fields that are not usable.
@@ -8,9 +9,9 @@ enum PagingError: Error, Sendable, Equatable, RPCErrorConvertible {
     var rpcError: RPCError {
         switch self {
         case .invalidPageToken:
-            RPCError(code: .invalidArgument, message: "page_token is not one this list returned", reason: "INVALID_PAGE_TOKEN")
+            RPCError(Identity.ErrorReason.invalidPageToken, message: "page_token is not one this list returned")
         case .invalidPageSize:
-            RPCError(code: .invalidArgument, message: "page_size must not be negative", reason: "INVALID_PAGE_SIZE")
+            RPCError(Identity.ErrorReason.invalidPageSize, message: "page_size must not be negative")
         }
     }
 }

@@ -1,3 +1,4 @@
+import Contracts
 import Foundation
 
 /// What an owner writes on its profile (every field of ProfileFields but the username, which
@@ -26,14 +27,14 @@ extension TextRule {
     static let displayName = TextRule(field: "display_name", maximumLength: 50)
     static let firstName = TextRule(field: "first_name", maximumLength: 50)
     static let lastName = TextRule(field: "last_name", maximumLength: 50)
-    static let bio = TextRule(field: "bio", maximumLength: 500, multiline: true, tooLongReason: "BIO_TOO_LONG")
+    static let bio = TextRule(field: "bio", maximumLength: 500, multiline: true, tooLongReason: .bioTooLong)
     static let title = TextRule(field: "title", maximumLength: 100)
     static let neighborhood = TextRule(field: "neighborhood", maximumLength: 100)
 }
 
 extension ListRule {
     static let tags = ListRule(item: TextRule(field: "tags", maximumLength: 30), maximumCount: 8,
-                               tooManyReason: "TOO_MANY_TAGS")
+                               tooManyReason: .tooManyTags)
     static let interests = ListRule(item: TextRule(field: "interests", maximumLength: 40), maximumCount: 20)
     static let preferredCuisines = ListRule(item: TextRule(field: "preferred_cuisines", maximumLength: 40),
                                             maximumCount: 20)

@@ -1,3 +1,4 @@
+import Contracts
 import RPC
 
 /// Profile updates that break a rule, and the one place that decides their status and reason.
@@ -17,34 +18,27 @@ enum ProfileError: Error, Sendable, Equatable, RPCErrorConvertible {
     var rpcError: RPCError {
         switch self {
         case .invalidUsername:
-            RPCError(code: .invalidArgument,
-                     message: "a username has \(Username.lengths.lowerBound) to \(Username.lengths.upperBound) letters, digits or underscores",
-                     reason: "INVALID_USERNAME")
+            RPCError(Identity.ErrorReason.invalidUsername, message: "a username has \(Username.lengths.lowerBound) to \(Username.lengths.upperBound) letters, digits or underscores")
         case .usernameTaken:
-            RPCError(code: .alreadyExists, message: "that username is taken", reason: "USERNAME_TAKEN")
+            RPCError(Identity.ErrorReason.usernameTaken, message: "that username is taken")
         case .updateMaskRequired:
-            RPCError(code: .invalidArgument, message: "update_mask must name the fields to change",
-                     reason: "UPDATE_MASK_REQUIRED")
+            RPCError(Identity.ErrorReason.updateMaskRequired, message: "update_mask must name the fields to change")
         case .unknownField(let name):
-            RPCError(code: .invalidArgument, message: "update_mask names a field that cannot be changed",
-                     reason: "UNKNOWN_FIELD", details: ["field": String(name.prefix(64))])
+            RPCError(Identity.ErrorReason.unknownField, message: "update_mask names a field that cannot be changed", details: ["field": String(name.prefix(64))])
         case .invalidBirthDate:
-            RPCError(code: .invalidArgument, message: "that is not a valid birth date", reason: "INVALID_BIRTH_DATE")
+            RPCError(Identity.ErrorReason.invalidBirthDate, message: "that is not a valid birth date")
         case .underage(let minimumAge):
-            RPCError(code: .invalidArgument, message: "you must be at least \(minimumAge) to use this app",
-                     reason: "UNDERAGE", details: ["minimum_age": String(minimumAge)])
+            RPCError(Identity.ErrorReason.underage, message: "you must be at least \(minimumAge) to use this app", details: ["minimum_age": String(minimumAge)])
         case .birthDateRequired:
-            RPCError(code: .invalidArgument, message: "this app needs your birth date", reason: "BIRTH_DATE_REQUIRED")
+            RPCError(Identity.ErrorReason.birthDateRequired, message: "this app needs your birth date")
         case .invalidGender:
-            RPCError(code: .invalidArgument, message: "unknown gender", reason: "INVALID_GENDER")
+            RPCError(Identity.ErrorReason.invalidGender, message: "unknown gender")
         case .invalidLocation:
-            RPCError(code: .invalidArgument, message: "latitude must be within ±90 and longitude within ±180",
-                     reason: "INVALID_LOCATION")
+            RPCError(Identity.ErrorReason.invalidLocation, message: "latitude must be within ±90 and longitude within ±180")
         case .invalidPhotoID:
-            RPCError(code: .invalidArgument, message: "photo ids must be distinct UUIDs", reason: "INVALID_PHOTO_ID")
+            RPCError(Identity.ErrorReason.invalidPhotoID, message: "photo ids must be distinct UUIDs")
         case .tooManyPhotos(let maximum):
-            RPCError(code: .invalidArgument, message: "a profile holds at most \(maximum) photos",
-                     reason: "TOO_MANY_PHOTOS", details: ["max_count": String(maximum)])
+            RPCError(Identity.ErrorReason.tooManyPhotos, message: "a profile holds at most \(maximum) photos", details: ["max_count": String(maximum)])
         }
     }
 }

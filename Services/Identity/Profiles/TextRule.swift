@@ -1,3 +1,4 @@
+import Contracts
 /// How one free-text field is cleaned and bounded: surrounding whitespace trimmed, control
 /// characters refused (new lines only where `multiline`), at most `maximumLength` characters
 /// (grapheme clusters, as a person counts them).
@@ -5,7 +6,7 @@ struct TextRule: Sendable {
     var field: String
     var maximumLength: Int
     var multiline = false
-    var tooLongReason = "FIELD_TOO_LONG"
+    var tooLongReason = Identity.ErrorReason.fieldTooLong
 
     /// The cleaned text; empty input stays empty (it clears the field).
     func clean(_ text: String) throws(InputError) -> String {

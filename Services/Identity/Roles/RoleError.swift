@@ -1,3 +1,4 @@
+import Contracts
 import RPC
 
 /// Role changes that the app's role model refuses.
@@ -10,17 +11,15 @@ enum RoleError: Error, Sendable, Equatable, RPCErrorConvertible {
     var rpcError: RPCError {
         switch self {
         case .unknownRole(let role):
-            RPCError(code: .invalidArgument, message: "this app has no such role", reason: "UNKNOWN_ROLE",
+            RPCError(Identity.ErrorReason.unknownRole, message: "this app has no such role",
                      details: ["role": String(role.prefix(64))])
         case .applicationsNotOffered:
-            RPCError(code: .failedPrecondition, message: "this app takes no applications",
-                     reason: "APPLICATIONS_NOT_OFFERED")
+            RPCError(Identity.ErrorReason.applicationsNotOffered, message: "this app takes no applications")
         case .roleTransitionNotAllowed(let from):
-            RPCError(code: .failedPrecondition, message: "your role cannot apply", reason: "ROLE_TRANSITION_NOT_ALLOWED",
+            RPCError(Identity.ErrorReason.roleTransitionNotAllowed, message: "your role cannot apply",
                      details: ["role": from])
         case .cannotChangeOwnRole:
-            RPCError(code: .failedPrecondition, message: "an admin cannot change its own role",
-                     reason: "CANNOT_CHANGE_OWN_ROLE")
+            RPCError(Identity.ErrorReason.cannotChangeOwnRole, message: "an admin cannot change its own role")
         }
     }
 }

@@ -1,3 +1,4 @@
+import Contracts
 import RPC
 
 /// Blocks and reports that break a rule, and the one place that decides their status and reason.
@@ -13,20 +14,19 @@ enum SafetyError: Error, Sendable, Equatable, RPCErrorConvertible {
     var rpcError: RPCError {
         switch self {
         case .cannotBlockSelf:
-            RPCError(code: .invalidArgument, message: "you cannot block yourself", reason: "CANNOT_BLOCK_SELF")
+            RPCError(Identity.ErrorReason.cannotBlockSelf, message: "you cannot block yourself")
         case .cannotReportSelf:
-            RPCError(code: .invalidArgument, message: "you cannot report yourself", reason: "CANNOT_REPORT_SELF")
+            RPCError(Identity.ErrorReason.cannotReportSelf, message: "you cannot report yourself")
         case .invalidReason:
-            RPCError(code: .invalidArgument, message: "choose a reason for the report", reason: "INVALID_REASON")
+            RPCError(Identity.ErrorReason.invalidReason, message: "choose a reason for the report")
         case .invalidStatus:
-            RPCError(code: .invalidArgument, message: "unknown report status", reason: "INVALID_STATUS")
+            RPCError(Identity.ErrorReason.invalidStatus, message: "unknown report status")
         case .invalidReportID:
-            RPCError(code: .invalidArgument, message: "report_id is not a UUID", reason: "INVALID_REPORT_ID")
+            RPCError(Identity.ErrorReason.invalidReportID, message: "report_id is not a UUID")
         case .reportNotFound:
-            RPCError(code: .notFound, message: "no such report", reason: "REPORT_NOT_FOUND")
+            RPCError(Identity.ErrorReason.reportNotFound, message: "no such report")
         case .invalidReportTransition(let from, let action):
-            RPCError(code: .failedPrecondition, message: "a \(from.rawValue) report cannot be \(action.rawValue)",
-                     reason: "INVALID_REPORT_TRANSITION", details: ["status": from.rawValue, "action": action.rawValue])
+            RPCError(Identity.ErrorReason.invalidReportTransition, message: "a \(from.rawValue) report cannot be \(action.rawValue)", details: ["status": from.rawValue, "action": action.rawValue])
         }
     }
 }

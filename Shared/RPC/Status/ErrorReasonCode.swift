@@ -2,7 +2,7 @@ public import Wire
 
 /// A contract's error reason: an enum in a service's .proto whose values carry their gRPC
 /// status as the `(rendezvous.options.v1.status)` option. protoc-gen-rendezvous generates the
-/// conformers; services throw them (``RPCError/init(_:_:details:)``) and apps switch on them
+/// conformers; services throw them (``RPCError/init(_:message:details:)``) and apps switch on them
 /// (``RPCError/reason(as:)``) instead of comparing strings.
 public protocol ErrorReasonCode: ProtoEnum {
     /// The reason as `ErrorInfo.reason` spells it (`QUOTA_EXCEEDED`); nil for an unknown number.
@@ -15,7 +15,7 @@ public protocol ErrorReasonCode: ProtoEnum {
 
 extension RPCError {
     /// The error for `reason`, with the status code the contract gives it.
-    public init<Reason: ErrorReasonCode>(_ reason: Reason, _ message: String, details: [String: String] = [:]) {
+    public init<Reason: ErrorReasonCode>(_ reason: Reason, message: String, details: [String: String] = [:]) {
         self.init(code: reason.statusCode, message: message, reason: reason.name, details: details)
     }
 
