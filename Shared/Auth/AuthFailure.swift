@@ -1,20 +1,29 @@
+import Contracts
 package import CryptoCore
 package import RPC
 
 /// Why an access token was refused; always UNAUTHENTICATED on the wire, except when the keys
 /// to check it could not be fetched (UNAVAILABLE).
 package struct AuthFailure: Error, Sendable, Hashable, CustomStringConvertible, RPCErrorConvertible {
-    /// The ErrorInfo reason.
-    package enum Reason: String, Sendable, Hashable {
-        case missingToken = "MISSING_TOKEN"
-        case malformedToken = "MALFORMED_TOKEN"
-        case unknownKey = "UNKNOWN_KEY"
-        case badSignature = "BAD_SIGNATURE"
-        case expired = "TOKEN_EXPIRED"
-        case notYetValid = "TOKEN_NOT_YET_VALID"
-        case wrongIssuer = "WRONG_ISSUER"
-        case wrongApp = "WRONG_APP"
-        case keysUnavailable = "KEYS_UNAVAILABLE"
+    /// What was wrong; each is one `rendezvous.platform.v1.ErrorReason`.
+    package enum Reason: Sendable, Hashable, CaseIterable {
+        case missingToken, malformedToken, unknownKey, badSignature, expired, notYetValid, wrongIssuer, wrongApp
+        case keysUnavailable
+
+        /// The reason on the wire, from the platform contract (which also gives its status).
+        var contractReason: Platform.ErrorReason {
+            switch self {
+            case .missingToken: .missingToken
+            case .malformedToken: .malformedToken
+            case .unknownKey: .unknownKey
+            case .badSignature: .badSignature
+            case .expired: .tokenExpired
+            case .notYetValid: .tokenNotYetValid
+            case .wrongIssuer: .wrongIssuer
+            case .wrongApp: .wrongApp
+            case .keysUnavailable: .keysUnavailable
+            }
+        }
     }
 
     package var reason: Reason
@@ -34,18 +43,15 @@ package struct AuthFailure: Error, Sendable, Hashable, CustomStringConvertible, 
         }
     }
 
-    package var description: String { "AuthFailure(\(reason.rawValue))" }
+    package var description: String { "AuthFailure(\(reason.contractReason.name ?? "?"))" }
 
     package var rpcError: RPCError {
-        switch reason {
-        case .keysUnavailable:
-            RPCError(code: .unavailable, message: "cannot verify tokens right now", reason: reason.rawValue)
-        case .expired:
-            RPCError(code: .unauthenticated, message: "access token expired", reason: reason.rawValue)
-        case .missingToken:
-            RPCError(code: .unauthenticated, message: "sign in first", reason: reason.rawValue)
-        default:
-            RPCError(code: .unauthenticated, message: "invalid access token", reason: reason.rawValue)
+        let message = switch reason {
+        case .keysUnavailable: "cannot verify tokens right now"
+        case .expired: "access token expired"
+        case .missingToken: "sign in first"
+        default: "invalid access token"
         }
+        return RPCError(reason.contractReason, message: message)
     }
 }

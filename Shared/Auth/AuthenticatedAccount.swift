@@ -57,7 +57,7 @@ extension ServerCallContext {
     /// The caller, or UNAUTHENTICATED when the call carried no verified token.
     package func requireAccount() throws -> AuthenticatedAccount {
         guard let account else {
-            throw RPCError(code: .unauthenticated, message: "sign in first", reason: AuthFailure.Reason.missingToken.rawValue)
+            throw AuthFailure(.missingToken).rpcError
         }
         return account
     }

@@ -41,12 +41,14 @@ public struct IdentityAPI: Sendable {
         static let deleteAccount = GatewayMethod("Identity/DeleteAccount", .write, .session)
 
         /// UNAUTHENTICATED reasons about the ID token a request carries (identity.proto).
-        static let idTokenReasons: Set<String> = [
-            "ID_TOKEN_MALFORMED", "ID_TOKEN_UNKNOWN_KEY", "ID_TOKEN_BAD_SIGNATURE", "ID_TOKEN_EXPIRED",
-            "ID_TOKEN_NOT_YET_VALID", "ID_TOKEN_WRONG_ISSUER", "ID_TOKEN_WRONG_AUDIENCE", "ID_TOKEN_NONCE_MISMATCH",
-        ]
+        static let idTokenReasons = names([
+            .idTokenMalformed, .idTokenUnknownKey, .idTokenBadSignature, .idTokenExpired, .idTokenNotYetValid,
+            .idTokenWrongIssuer, .idTokenWrongAudience, .idTokenNonceMismatch,
+        ])
         /// UNAUTHENTICATED reasons about the one-time code a request carries (identity.proto).
-        static let phoneCodeReasons: Set<String> = ["INVALID_CODE", "CODE_EXPIRED"]
+        static let phoneCodeReasons = names([.invalidCode, .codeExpired])
+
+        private static func names(_ reasons: [Identity.ErrorReason]) -> Set<String> { Set(reasons.compactMap(\.name)) }
     }
 
     var stub: IdentityClient { IdentityClient(client: runner.rpc) }

@@ -258,6 +258,10 @@ struct EndToEndIdentityTests {
         defer { client.close() }
         let error = await gatewayError { _ = try await client.identity.signUpWithEmail(EndToEnd.uniqueEmail(), password: "short") }
         #expect(error?.code == .invalidArgument && error?.reason == "WEAK_PASSWORD")
+        switch error?.identityReason {
+        case .weakPassword?: break
+        default: Issue.record("expected a typed WEAK_PASSWORD, got \(String(describing: error))")
+        }
         #expect(error?.details["minimum_length"] == "10")
     }
 
@@ -270,6 +274,8 @@ struct EndToEndIdentityTests {
         _ = try await first.identity.signUpWithEmail(email, password: Self.password)
         let taken = await gatewayError { _ = try await second.identity.signUpWithEmail(email, password: Self.password) }
         #expect(taken?.code == .alreadyExists && taken?.reason == "EMAIL_TAKEN")
+        #expect(taken?.identityReason == .emailTaken)
+        #expect(taken?.platformReason == nil)
         _ = try await otherApp.identity.signUpWithEmail(email, password: Self.password)
     }
 
