@@ -107,6 +107,8 @@ let package = Package(
                     swiftSettings: swiftSettings),
         .testTarget(name: "RuntimeTests", dependencies: ["Runtime", "RPC", "Contracts", "Postgres", "TestSupport", "Auth"],
                     swiftSettings: swiftSettings),
+        .testTarget(name: "ProtocGenTests", dependencies: ["ProtocGen", "Contracts", "RPC", "Wire", "TestSupport"],
+                    exclude: ["Fixtures"], swiftSettings: swiftSettings),
         .testTarget(name: "AuthTests", dependencies: ["Auth", "RPC", "Contracts", "CryptoCore"],
                     swiftSettings: swiftSettings),
     ]

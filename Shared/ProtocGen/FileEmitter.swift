@@ -39,6 +39,7 @@ struct FileEmitter {
         if options.module != "RPC", hasReasons || !file.services.isEmpty {
             imports.append("\(hasReasons ? access : "package") import RPC")
         }
+        imports += options.imports.map { "\(access) import \($0)" }
         for line in imports.sorted(by: { $0.split(separator: " ").last! < $1.split(separator: " ").last! }) {
             // Every import line ends with its module name, so `last!` exists.
             printer.line(line)

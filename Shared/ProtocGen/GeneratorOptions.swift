@@ -6,6 +6,8 @@
 /// - `Namespace=PACKAGE:NAME`: the caseless enum holding a proto package's types instead of the
 ///   default (the PascalCase base name of each file); an empty NAME puts them at top level.
 ///   Repeatable.
+/// - `Import=MODULE`: an extra `import` in every file (e.g. `Contracts` for `Timestamp` when
+///   generating outside it). Repeatable.
 /// - `Registry=NAME`: also emit `NAME.swift`, a table of every generated message by full
 ///   proto name.
 struct GeneratorOptions: Sendable, Equatable {
@@ -13,6 +15,7 @@ struct GeneratorOptions: Sendable, Equatable {
     var module = "Contracts"
     var namespaces: [String: String] = [:]
     var registry: String?
+    var imports: [String] = []
 
     init() {}
 
@@ -35,6 +38,9 @@ struct GeneratorOptions: Sendable, Equatable {
                     throw GeneratorError("Namespace must be PACKAGE:NAME, not '\(value)'")
                 }
                 namespaces[String(mapping[0])] = String(mapping[1])
+            case "Import":
+                guard SwiftName.isIdentifier(value) else { throw GeneratorError("Import '\(value)' is not a module name") }
+                imports.append(value)
             case "Registry":
                 guard SwiftName.isIdentifier(value) else { throw GeneratorError("Registry '\(value)' is not a Swift name") }
                 registry = value

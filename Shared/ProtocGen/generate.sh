@@ -6,6 +6,7 @@
 # Output, one .pb.swift per .proto:
 #   Shared/Contracts/Generated/<proto path>  every service's contract (module Contracts)
 #   Shared/RPC/Generated/<proto path>        grpc.health.v1, served by every server (module RPC)
+#   Tests/ProtocGenTests/Generated/…          the generator's golden output, from its fixture
 # google/* are the standard types; rendezvous/options/v1 holds options the generator reads.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
@@ -23,15 +24,17 @@ if [ ! -f /usr/include/google/protobuf/descriptor.proto ]; then
   includes+=(-I "$wkt")
 fi
 
-generate() { # generate OUT_DIR OPTIONS PROTO...
-  local dir="$1" options="$2"; shift 2
+generate() { # generate SOURCE_DIR OUT_DIR OPTIONS PROTO...
+  local from="$1" dir="$2" options="$3"; shift 3
   rm -rf "$dir"; mkdir -p "$dir"
-  (cd "$src" && protoc "${includes[@]}" --plugin=protoc-gen-rendezvous="$plugin" \
+  (cd "$from" && protoc -I "$from" "${includes[@]}" --plugin=protoc-gen-rendezvous="$plugin" \
       --rendezvous_out="$dir" --rendezvous_opt="$options" "$@")
 }
 
 mapfile -t contracts < <(cd "$src" && find . -name '*.proto' ! -path './google/*' ! -path './grpc/health/*' \
   ! -path './rendezvous/options/*' | sed 's|^\./||' | LC_ALL=C sort)
-generate "$out/Shared/Contracts/Generated" "Namespace=grpc.testing:GRPCTesting,Registry=ContractsMessageTypes" "${contracts[@]}"
-generate "$out/Shared/RPC/Generated" "Module=RPC,Visibility=package,Namespace=grpc.health.v1:,Registry=RPCMessageTypes" \
+generate "$src" "$out/Shared/Contracts/Generated" "Namespace=grpc.testing:GRPCTesting,Registry=ContractsMessageTypes" "${contracts[@]}"
+generate "$src" "$out/Shared/RPC/Generated" "Module=RPC,Visibility=package,Namespace=grpc.health.v1:,Registry=RPCMessageTypes" \
   grpc/health/v1/health.proto
+generate "$root/Tests/ProtocGenTests/Fixtures" "$out/Tests/ProtocGenTests/Generated" \
+  "Visibility=package,Import=Contracts,Registry=EverythingMessageTypes" everything.proto
