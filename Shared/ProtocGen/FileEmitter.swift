@@ -25,6 +25,9 @@ struct FileEmitter {
 
     var access: String { options.visibility }
 
+    /// Whether the namespace holds a whole package (the `Namespace` option), so other files extend it.
+    var sharedNamespace: Bool { options.namespaces[file.package] != nil }
+
     var prefix: String { file.package.isEmpty ? "" : "." + file.package }
 
     func emit() throws -> String {
@@ -75,7 +78,7 @@ struct FileEmitter {
             return
         }
         if declaresNamespace {
-            printer.doc("Types of `\(file.package)` (generated from \(file.name) and the package's other files).")
+            printer.doc("The types of `\(file.package)` declared in \(file.name)\(sharedNamespace ? " and the files that extend it" : "").")
             try printer.block("\(access) enum \(namespace) {", body)
         } else {
             try printer.block("extension \(namespace) {", body)

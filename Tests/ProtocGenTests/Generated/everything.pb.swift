@@ -5,7 +5,7 @@ package import Contracts
 package import RPC
 package import Wire
 
-/// Types of `rendezvous.testing.everything.v1` (generated from everything.proto and the package's other files).
+/// The types of `rendezvous.testing.everything.v1` declared in everything.proto.
 package enum Everything {
     /// Every scalar kind, singular.
     ///

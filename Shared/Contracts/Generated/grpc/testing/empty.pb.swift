@@ -3,7 +3,7 @@
 
 public import Wire
 
-/// Types of `grpc.testing` (generated from grpc/testing/empty.proto and the package's other files).
+/// The types of `grpc.testing` declared in grpc/testing/empty.proto and the files that extend it.
 public enum GRPCTesting {
     /// An empty message; serializes to zero bytes.
     ///

@@ -4,7 +4,7 @@
 package import RPC
 public import Wire
 
-/// Types of `rendezvous.bench.v1` (generated from rendezvous/bench/v1/bench.proto and the package's other files).
+/// The types of `rendezvous.bench.v1` declared in rendezvous/bench/v1/bench.proto.
 public enum Bench {
     /// `rendezvous.bench.v1.GetAccountRequest`.
     public struct GetAccountRequest: ProtoMessage, Hashable {

@@ -4,7 +4,7 @@
 package import RPC
 public import Wire
 
-/// Types of `rendezvous.events.v1` (generated from rendezvous/events/v1/events.proto and the package's other files).
+/// The types of `rendezvous.events.v1` declared in rendezvous/events/v1/events.proto.
 public enum Events {
     /// `rendezvous.events.v1.WatchEventsRequest`.
     public struct WatchEventsRequest: ProtoMessage, Hashable {

@@ -4,7 +4,7 @@
 package import RPC
 public import Wire
 
-/// Types of `rendezvous.identity.v1` (generated from rendezvous/identity/v1/devices.proto and the package's other files).
+/// The types of `rendezvous.identity.v1` declared in rendezvous/identity/v1/devices.proto.
 public enum Devices {
     /// `rendezvous.identity.v1.PushToken`.
     public struct PushToken: ProtoMessage, Hashable {

@@ -4,7 +4,7 @@
 public import RPC
 public import Wire
 
-/// Types of `rendezvous.identity.v1` (generated from rendezvous/identity/v1/identity.proto and the package's other files).
+/// The types of `rendezvous.identity.v1` declared in rendezvous/identity/v1/identity.proto.
 public enum Identity {
     /// `rendezvous.identity.v1.SignInAnonymouslyRequest`.
     public struct SignInAnonymouslyRequest: ProtoMessage, Hashable {

@@ -4,7 +4,7 @@
 package import RPC
 public import Wire
 
-/// Types of `rendezvous.identity.v1` (generated from rendezvous/identity/v1/membership.proto and the package's other files).
+/// The types of `rendezvous.identity.v1` declared in rendezvous/identity/v1/membership.proto.
 public enum Membership {
     /// What a tier allows. Quotas are per calendar day or month in UTC.
     ///

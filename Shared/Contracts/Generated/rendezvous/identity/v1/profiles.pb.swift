@@ -4,7 +4,7 @@
 package import RPC
 public import Wire
 
-/// Types of `rendezvous.identity.v1` (generated from rendezvous/identity/v1/profiles.proto and the package's other files).
+/// The types of `rendezvous.identity.v1` declared in rendezvous/identity/v1/profiles.proto.
 public enum Profiles {
     /// A date without a time zone (google.type.Date's layout); every field set.
     ///

@@ -4,7 +4,7 @@
 package import RPC
 public import Wire
 
-/// Types of `rendezvous.identity.v1` (generated from rendezvous/identity/v1/safety.proto and the package's other files).
+/// The types of `rendezvous.identity.v1` declared in rendezvous/identity/v1/safety.proto.
 public enum Safety {
     /// `rendezvous.identity.v1.BlockRequest`.
     public struct BlockRequest: ProtoMessage, Hashable {

@@ -3,7 +3,7 @@
 
 public import RPC
 
-/// Types of `rendezvous.platform.v1` (generated from rendezvous/platform/v1/platform.proto and the package's other files).
+/// The types of `rendezvous.platform.v1` declared in rendezvous/platform/v1/platform.proto.
 public enum Platform {
     /// `rendezvous.platform.v1.ErrorReason`; unknown numbers are kept.
     public struct ErrorReason: ErrorReasonCode {
