@@ -9,7 +9,7 @@ APT_PACKAGES := libnghttp2-dev libssl-dev libpq-dev zlib1g-dev nghttp2-client pr
 PY_PACKAGES := grpcio grpcio-tools protobuf
 FUZZ_SECONDS ?= 60
 
-.PHONY: deps build release generate test run bench fuzz clean db-start db-stop
+.PHONY: deps build release generate test run bench fuzz clean db-start db-stop proto-baseline
 
 ## deps: install the Debian and Python packages the build, tests and benchmarks need (only those missing).
 deps:
@@ -33,6 +33,12 @@ release: deps
 generate: deps
 	$(SWIFT) build --product protoc-gen-rendezvous
 	bash Shared/ProtocGen/generate.sh
+
+## proto-baseline: record proto-docs/ as the contract BreakingChangeTests holds it to (run after an
+## intended contract change, additions included; commit the baseline with the change).
+proto-baseline: deps
+	python3 Tests/ContractsTests/Fixtures/breaking.py snapshot --proto-root proto-docs \
+	  --out Tests/ContractsTests/Fixtures/baseline/descriptor_set.txtpb
 
 db-start: deps
 	bash compose/local/db.sh start
