@@ -18,7 +18,7 @@ import TestSupport
         "field-label-changed", "field-optional-changed", "field-oneof-changed", "field-json-name-changed",
         "reserved-removed",
         "enum-removed", "enum-value-removed", "enum-value-name-unreserved", "enum-value-renamed",
-        "enum-value-renumbered",
+        "enum-value-renumbered", "reason-status-changed",
         "extension-removed",
         "service-removed", "rpc-removed", "rpc-request-changed", "rpc-response-changed", "rpc-streaming-changed",
     ]

@@ -52,6 +52,7 @@ RULES = {
     "enum-value-name-unreserved": "an enum value is gone, its number reserved but its name not (JSON and text format)",
     "enum-value-renamed": "an enum number now has another name",
     "enum-value-renumbered": "an enum value name now has another number",
+    "reason-status-changed": "an error reason's (rendezvous.options.v1.status) changed (apps handle the status they were promised)",
     "extension-removed": "an extension (e.g. a custom option) is gone",
     "service-removed": "a service is gone",
     "rpc-removed": "an RPC is gone",
@@ -173,8 +174,23 @@ def read_baseline(path):
             result.ParseFromString(file.read())
     else:
         with open(path, encoding="utf-8") as file:
-            # Custom option values are kept for review, not compared: skip their extensions.
-            text_format.Parse(file.read(), result, allow_unknown_extension=True)
+            text = file.read()
+        # First without the custom options, to learn the files; then again with classes from a
+        # pool holding those files, so option values (an error reason's status) survive as
+        # option bytes the checks can read.
+        text_format.Parse(text, result, allow_unknown_extension=True)
+        pool = descriptor_pool.DescriptorPool()
+        pool.Add(descriptor_pb2.FileDescriptorProto.FromString(descriptor_pb2.DESCRIPTOR.serialized_pb))
+        for file in result.file:
+            if file.name != "google/protobuf/descriptor.proto":
+                try:
+                    pool.Add(file)
+                except Exception:  # a file the pool cannot take keeps its options unresolved
+                    pass
+        set_class = message_factory.GetMessageClass(pool.FindMessageTypeByName("google.protobuf.FileDescriptorSet"))
+        resolved = set_class()
+        text_format.Parse(text, resolved, allow_unknown_extension=True)
+        result = descriptor_pb2.FileDescriptorSet.FromString(resolved.SerializeToString())
     kept = [f for f in result.file if not f.name.startswith(WELL_KNOWN_PREFIX)]
     del result.file[:]
     result.file.extend(kept)
@@ -236,6 +252,44 @@ class Contract:
             return "map"
         return {FieldProto.LABEL_REPEATED: "repeated", FieldProto.LABEL_REQUIRED: "required"}.get(
             field.label, "singular")
+
+
+STATUS_OPTION_FIELD = 50001  # rendezvous.options.v1.status on EnumValueOptions
+
+
+def status_option(value):
+    """The gRPC status number an enum value carries as (rendezvous.options.v1.status), or None."""
+    data = value.options.SerializeToString()
+    index = 0
+
+    def varint():
+        nonlocal index
+        result, shift = 0, 0
+        while True:
+            byte = data[index]
+            index += 1
+            result |= (byte & 0x7F) << shift
+            shift += 7
+            if byte < 0x80:
+                return result
+
+    found = None
+    while index < len(data):
+        tag = varint()
+        number, wire = tag >> 3, tag & 7
+        if wire == 0:
+            item = varint()
+            if number == STATUS_OPTION_FIELD:
+                found = item
+        elif wire == 1:
+            index += 8
+        elif wire == 2:
+            index += varint()
+        elif wire == 5:
+            index += 4
+        else:
+            return found
+    return found
 
 
 def oneof_of(message, field):
@@ -424,6 +478,11 @@ class Checker:
                     if numbers_by_name[value.name] != value.number:
                         self.report(new_file, "enum-value-renumbered", element,
                                     "now = %d" % numbers_by_name[value.name])
+                    else:
+                        now = next(v for v in new.value if v.name == value.name)
+                        if status_option(value) is not None and status_option(now) != status_option(value):
+                            self.report(new_file, "reason-status-changed", element,
+                                        "status %s is now %s" % (status_option(value), status_option(now)))
                 elif value.number in names_by_number:
                     self.report(new_file, "enum-value-renamed", element,
                                 "%d is now named %s" % (value.number, ", ".join(names_by_number[value.number])))
