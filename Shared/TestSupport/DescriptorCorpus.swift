@@ -155,13 +155,16 @@ package enum PythonScript {
         package var errors: Data
     }
 
-    package static func run(_ arguments: [String], input: Data) async throws -> Result {
+    package static func run(_ arguments: [String], input: Data, environment: [String: String] = [:]) async throws -> Result {
         let inputFile = FileManager.default.temporaryDirectory.appendingPathComponent("rv-python-\(UUID().uuidString)")
         try input.write(to: inputFile)
         defer { try? FileManager.default.removeItem(at: inputFile) }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["python3"] + arguments
+        var env = ProcessInfo.processInfo.environment
+        for (key, value) in environment { env[key] = value }
+        process.environment = env
         process.standardInput = try FileHandle(forReadingFrom: inputFile)
         let output = Pipe()
         let errors = Pipe()
