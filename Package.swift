@@ -79,7 +79,7 @@ let package = Package(
                                                            .product(name: "Logging", package: "swift-log")],
                           path: "Services/Identity", swiftSettings: swiftSettings),
 
-        .executableTarget(name: "DBBenchServer", dependencies: ["Runtime", "RPC", "Postgres", "Contracts"],
+        .executableTarget(name: "DBBenchServer", dependencies: ["Runtime", "RPC", "Postgres", "Contracts", "Auth"],
                           path: "Tests/Benchmarks/DBBenchServer", swiftSettings: swiftSettings),
 
         .executableTarget(name: "IdentityBench", dependencies: ["RPC", "Contracts"],

@@ -25,6 +25,24 @@ PG_PASSWORD = os.environ.get("RV_PG_PASSWORD_IDENTITY", "rv_identity_local")
 SECONDS = os.environ.get("RV_BENCH_SECONDS", "10")
 
 
+# Figures measured before the platform work (issue "Platform": outbox writers serialised by a
+# row lock until commit), the same workloads at 64 streams, for the before/after table.
+BEFORE = {"update profile": (790, 4.0), "anonymous sign-in": (1000, 3.0)}
+
+
+def before_after(output):
+    """The before/after lines for the workloads the platform work targets, from identity-bench's table."""
+    lines = []
+    for line in output.splitlines():
+        for name, (before, target) in BEFORE.items():
+            parts = line.split()
+            if line.startswith(name) and len(parts) > len(name.split()) + 1 and parts[len(name.split())] == "64":
+                after = float(parts[len(name.split()) + 1])
+                verdict = "met" if after >= before * target else "NOT met"
+                lines.append(f"{name:<20} {before:>8.0f}/s {after:>8.0f}/s {after / before:6.1f}x  target {target:.0f}x: {verdict}")
+    return lines
+
+
 def main():
     server_path = os.path.join(ROOT, ".build/release/identity")
     bench_path = os.path.join(ROOT, ".build/release/identity-bench")
@@ -40,7 +58,12 @@ def main():
         wait_for_listening(server)
         print("identity (release) vs identity-bench (release); measured on a shared machine", flush=True)
         result = subprocess.run([bench_path, "--port", str(port), "--seconds", SECONDS, "--server-pid", str(server.pid),
-                                 *sys.argv[1:]], timeout=600)
+                                 *sys.argv[1:]], timeout=600, stdout=subprocess.PIPE, text=True)
+        print(result.stdout, end="", flush=True)
+        summary = before_after(result.stdout)
+        if summary:
+            print("\nbefore/after at 64 streams (before: outbox writers serialised until commit)")
+            print("\n".join(summary))
         return result.returncode
     finally:
         server.send_signal(signal.SIGTERM)

@@ -19,6 +19,8 @@ package enum ContractsMessageTypes {
         "grpc.testing.StreamingOutputCallResponse": GRPCTesting.StreamingOutputCallResponse.self,
         "rendezvous.bench.v1.Account": Bench.Account.self,
         "rendezvous.bench.v1.GetAccountRequest": Bench.GetAccountRequest.self,
+        "rendezvous.bench.v1.UpsertProfileRequest": Bench.UpsertProfileRequest.self,
+        "rendezvous.bench.v1.UpsertProfileResponse": Bench.UpsertProfileResponse.self,
         "rendezvous.events.v1.Event": Events.Event.self,
         "rendezvous.events.v1.WatchEventsRequest": Events.WatchEventsRequest.self,
         "rendezvous.identity.v1.Account": Identity.Account.self,

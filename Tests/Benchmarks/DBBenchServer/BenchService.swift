@@ -1,11 +1,26 @@
 import Contracts
 import Postgres
 import RPC
+import Runtime
 
 /// `rendezvous.bench.v1.Bench`: a primary-key read through the pool, the same statement
-/// `pgbench -S` runs.
+/// `pgbench -S` runs; and a profile-shaped upsert with or without its outbox event.
 struct BenchService: BenchProvider {
     let pool: PostgresPool
+    let outbox: Outbox
+
+    /// The tables UpsertProfile writes, created at start-up when missing.
+    static func ddl(outbox: Outbox) -> String {
+        """
+        CREATE TABLE IF NOT EXISTS testsvc.bench_profiles (
+            id int PRIMARY KEY,
+            bio text NOT NULL,
+            updates bigint NOT NULL DEFAULT 1,
+            updated_at timestamptz NOT NULL DEFAULT now()
+        );
+        \(outbox.ddl)
+        """
+    }
 
     func getAccount(_ request: Bench.GetAccountRequest, context: ServerCallContext) async throws -> Bench.Account {
         let rows = try await pool.withConnection { connection in
@@ -15,5 +30,20 @@ struct BenchService: BenchProvider {
             throw RPCError(code: .notFound, message: "no account \(request.aid)", reason: "ACCOUNT_NOT_FOUND")
         }
         return Bench.Account(aid: request.aid, abalance: try row.decode(0))
+    }
+
+    func upsertProfile(_ request: Bench.UpsertProfileRequest, context: ServerCallContext) async throws
+        -> Bench.UpsertProfileResponse {
+        let id = Int32.random(in: 1...100_000)
+        let cursor = try await pool.withTransaction { connection -> Int64 in
+            try await connection.execute("""
+                INSERT INTO testsvc.bench_profiles (id, bio) VALUES ($1, $2)
+                ON CONFLICT (id) DO UPDATE SET bio = excluded.bio, updates = bench_profiles.updates + 1, updated_at = now()
+                """, [.int32(id), .text(request.bio)])
+            guard request.withEvent else { return 0 }
+            return try await outbox.append(OutboxEvent(type: "ProfileUpdated", app: "bench", aggregateID: String(id),
+                                                       payload: Array(request.bio.utf8)), on: connection)
+        }
+        return .init(id: id, cursor: cursor)
     }
 }

@@ -1,10 +1,11 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import Auth
 import Runtime
 
 /// `db-bench-server`: the DB-backed RPC of `make bench`, as role rv_testsvc against the tables
-/// `pgbench -i` created in schema testsvc. Pool size: RV_DBBENCH_POOL_SIZE (default 16).
+/// `pgbench -i` created in schema testsvc, and UpsertProfile's tables (created when missing). Pool size: RV_DBBENCH_POOL_SIZE (default 16).
 @main
 struct DBBenchMain {
     static func main() async {
@@ -14,7 +15,14 @@ struct DBBenchMain {
         }) { context in
             let poolSize = try context.environment.integer("RV_DBBENCH_POOL_SIZE", range: 1...256) ?? 16
             let pool = try await context.makePostgresPool(role: "testsvc", schema: "testsvc", poolSize: poolSize)
-            return [BenchService(pool: pool)]
+            let outbox = try Outbox(schema: "testsvc", stream: "bench_outbox")
+            try await pool.withConnection { try await $0.executeScript(BenchService.ddl(outbox: outbox)) }
+            // The bench outbox as WatchEvents, for the delivery-lag measurement (RV_SERVICE_CREDENTIALS).
+            let notifier = try await OutboxNotifier(configuration: pool.configuration, channel: outbox.channel)
+            context.onShutdown("outbox notifier") { notifier.close() }
+            context.addInterceptor(ServiceAuthInterceptor(credentials: try context.environment.acceptedServiceCredentials(),
+                                                          methods: EventStreamService.internalMethods))
+            return [BenchService(pool: pool, outbox: outbox), EventStreamService(outbox: outbox, pool: pool, notifier: notifier)]
         }
     }
 }

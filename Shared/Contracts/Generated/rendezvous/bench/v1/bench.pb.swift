@@ -6,6 +6,64 @@ public import Wire
 
 /// The types of `rendezvous.bench.v1` declared in rendezvous/bench/v1/bench.proto.
 public enum Bench {
+    /// `rendezvous.bench.v1.UpsertProfileRequest`.
+    public struct UpsertProfileRequest: ProtoMessage, Hashable {
+        /// `bool with_event = 1;`
+        public var withEvent: Bool = false
+        /// `string bio = 2;`
+        public var bio: String = ""
+
+        public init() {}
+
+        public init(withEvent: Bool = false, bio: String = "") {
+            self.withEvent = withEvent
+            self.bio = bio
+        }
+
+        public func encode(to writer: inout ProtoWriter) {
+            if self.withEvent { writer.writeBool(field: 1, self.withEvent) }
+            if !self.bio.isEmpty { writer.writeString(field: 2, self.bio) }
+        }
+
+        public mutating func decodeField(_ field: Int, from reader: inout ProtoReader) throws {
+            switch field {
+            case 1: self.withEvent = try reader.readBool()
+            case 2: self.bio = try reader.readString()
+            default: try reader.skipField()
+            }
+        }
+    }
+
+    /// `rendezvous.bench.v1.UpsertProfileResponse`.
+    public struct UpsertProfileResponse: ProtoMessage, Hashable {
+        /// `int32 id = 1;`
+        public var id: Int32 = 0
+        /// The event's cursor; 0 without one.
+        ///
+        /// `int64 cursor = 2;`
+        public var cursor: Int64 = 0
+
+        public init() {}
+
+        public init(id: Int32 = 0, cursor: Int64 = 0) {
+            self.id = id
+            self.cursor = cursor
+        }
+
+        public func encode(to writer: inout ProtoWriter) {
+            if self.id != 0 { writer.writeInt32(field: 1, self.id) }
+            if self.cursor != 0 { writer.writeInt64(field: 2, self.cursor) }
+        }
+
+        public mutating func decodeField(_ field: Int, from reader: inout ProtoReader) throws {
+            switch field {
+            case 1: self.id = try reader.readInt32()
+            case 2: self.cursor = try reader.readInt64()
+            default: try reader.skipField()
+            }
+        }
+    }
+
     /// `rendezvous.bench.v1.GetAccountRequest`.
     public struct GetAccountRequest: ProtoMessage, Hashable {
         /// `int32 aid = 1;`
@@ -65,6 +123,13 @@ package protocol BenchProvider: RPCService {
     ///
     /// `/rendezvous.bench.v1.Bench/GetAccount`, unary.
     func getAccount(_ request: Bench.GetAccountRequest, context: ServerCallContext) async throws -> Bench.Account
+
+    /// Upserts one row of testsvc.bench_profiles (a random id of 1..100000, so concurrent calls
+    /// rarely touch the same row) in a transaction that also appends a ProfileUpdated event to
+    /// testsvc.bench_outbox when with_event is set.
+    ///
+    /// `/rendezvous.bench.v1.Bench/UpsertProfile`, unary.
+    func upsertProfile(_ request: Bench.UpsertProfileRequest, context: ServerCallContext) async throws -> Bench.UpsertProfileResponse
 }
 
 extension BenchProvider {
@@ -74,6 +139,9 @@ extension BenchProvider {
     package func register(in router: inout RPCRouter) {
         router.unary(serviceName, "GetAccount") { (request: Bench.GetAccountRequest, context) in
             try await self.getAccount(request, context: context)
+        }
+        router.unary(serviceName, "UpsertProfile") { (request: Bench.UpsertProfileRequest, context) in
+            try await self.upsertProfile(request, context: context)
         }
     }
 }
@@ -91,5 +159,14 @@ package struct BenchClient: Sendable {
     /// `/rendezvous.bench.v1.Bench/GetAccount`, unary.
     package func getAccount(_ request: Bench.GetAccountRequest, options: CallOptions = CallOptions()) async throws -> Bench.Account {
         try await client.unary(path: "/rendezvous.bench.v1.Bench/GetAccount", request: request, options: options).message
+    }
+
+    /// Upserts one row of testsvc.bench_profiles (a random id of 1..100000, so concurrent calls
+    /// rarely touch the same row) in a transaction that also appends a ProfileUpdated event to
+    /// testsvc.bench_outbox when with_event is set.
+    ///
+    /// `/rendezvous.bench.v1.Bench/UpsertProfile`, unary.
+    package func upsertProfile(_ request: Bench.UpsertProfileRequest, options: CallOptions = CallOptions()) async throws -> Bench.UpsertProfileResponse {
+        try await client.unary(path: "/rendezvous.bench.v1.Bench/UpsertProfile", request: request, options: options).message
     }
 }
