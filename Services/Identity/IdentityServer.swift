@@ -19,10 +19,12 @@ struct IdentityServer: Sendable {
     var interceptors: [any ServerInterceptor] { [serviceInterceptor, interceptor] }
 
     /// Loads (or creates) the signing keys; `pool` must already be migrated. `extraInternalMethods`
-    /// are methods of `extraServices` that only services may call (e.g. WatchEvents).
+    /// are methods of `extraServices` that only services may call (e.g. WatchEvents). Tokens of
+    /// the sessions and accounts in `revocations` are refused; sign-out adds to it at once.
     static func make(pool: PostgresPool, settings: IdentitySettings,
                      extraServices: [any RPCService] = [], extraPublicMethods: Set<String> = [],
-                     extraInternalMethods: [String: ServiceAccess] = [:]) async throws -> IdentityServer {
+                     extraInternalMethods: [String: ServiceAccess] = [:],
+                     revocations: RevocationList = RevocationList()) async throws -> IdentityServer {
         let ring = KeyRing()
         let keyStore = SigningKeyStore(pool: pool, keyEncryptionKey: settings.keyEncryptionKey,
                                        signingPeriod: settings.keySigningPeriod, publishAhead: settings.keyPublishAhead,
@@ -30,7 +32,8 @@ struct IdentityServer: Sendable {
         try await keyStore.refresh(into: ring)
         let verifier = AccessTokenVerifier(configuration: .init(apps: settings.apps.appIDs),
                                            source: KeyRingSource(ring: ring, maxAge: .seconds(60)))
-        let identity = IdentityService(pool: pool, settings: settings, ring: ring, outbox: try Outbox(schema: "identity"))
+        let identity = IdentityService(pool: pool, settings: settings, ring: ring, outbox: try Outbox(schema: "identity"),
+                                       revocationList: revocations)
         let devices = DevicesService(pool: pool, settings: settings.devices)
         let devicesInternal = DevicesInternalService(pool: pool, settings: settings.devices, apps: settings.apps)
         let profiles = try ProfilesService.services(pool: pool, settings: settings)
@@ -42,7 +45,8 @@ struct IdentityServer: Sendable {
                               interceptor: AuthInterceptor(verifier: verifier,
                                                            publicMethods: IdentityService.publicMethods
                                                                .union(MembershipService.publicMethods).union(extraPublicMethods)
-                                                               .union(serviceInterceptor.guardedMethods)),
+                                                               .union(serviceInterceptor.guardedMethods),
+                                                           revocations: revocations),
                               serviceInterceptor: serviceInterceptor,
                               ring: ring, keyStore: keyStore)
     }

@@ -69,6 +69,24 @@ package struct Outbox: Sendable {
         Migration(version: version, name: "\(stream) outbox", sql: ddl)
     }
 
+    /// An index on `occurred_at`, for `cursor(before:)`; a later migration of the service.
+    package func occurredAtIndexMigration(version: Int) -> Migration {
+        Migration(version: version, name: "\(stream) outbox by time",
+                  sql: "CREATE INDEX IF NOT EXISTS \(stream)_by_occurred_at ON \(table) (occurred_at);")
+    }
+
+    /// The cursor to resume after to see every event that occurred at or after `instant`
+    /// (microseconds since the epoch): the one before the first such event, else the last one.
+    package func cursor(before instant: Int64, on connection: Connection) async throws -> Int64 {
+        let rows = try await connection.query("""
+            SELECT coalesce(
+                (SELECT min(cursor) - 1 FROM \(table) WHERE occurred_at >= to_timestamp($1::bigint / 1000000.0)),
+                (SELECT last FROM \(sequence) WHERE id = 1),
+                0)::bigint
+            """, [.int64(instant)])
+        return try rows[0].decode(0)  // Safe: a SELECT without FROM returns one row.
+    }
+
     /// Appends `event` inside the caller's transaction; returns its cursor. Consumers are woken
     /// when the transaction commits (NOTIFY is transactional).
     @discardableResult

@@ -140,6 +140,8 @@ struct ReferralStore: Sendable {
         approved.approvedAt = used.usedAt
         try await outbox.append(OutboxEvent(type: "MembershipApproved", app: redeemer.app, aggregateID: approved.accountID,
                                             payload: approved.serializedBytes()), on: connection)
+        try await TokenRevocations(outbox: outbox).claimsChanged(accountID: account, app: redeemer.app,
+                                                                 changed: "membership_status", on: connection)
         return Redemption(referrerID: referrerID, usedAt: usedAt)
     }
 }

@@ -96,6 +96,8 @@ enum TierGrants {
             event.expiresAt = tier.expiresAt.map(Timestamp.init)
             try await outbox.append(OutboxEvent(type: "TierChanged", app: app, aggregateID: event.accountID,
                                                 payload: event.serializedBytes()), on: connection)
+            try await TokenRevocations(outbox: outbox).claimsChanged(accountID: accountID, app: app, changed: "tier",
+                                                                     on: connection)
         }
         return tier
     }
