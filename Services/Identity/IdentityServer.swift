@@ -36,8 +36,9 @@ struct IdentityServer: Sendable {
                                        revocationList: revocations)
         let devices = DevicesService(pool: pool, settings: settings.devices)
         let devicesInternal = DevicesInternalService(pool: pool, settings: settings.devices, apps: settings.apps)
-        let profiles = try ProfilesService.services(pool: pool, settings: settings)
-        let membership = MembershipService(pool: pool, settings: settings, outbox: try Outbox(schema: "identity"))
+        let profiles = try ProfilesService.services(pool: pool, settings: settings, revocations: revocations)
+        let membership = MembershipService(pool: pool, settings: settings, outbox: try Outbox(schema: "identity"),
+                                           revocationList: revocations)
         let internalMethods = DevicesInternalService.internalMethods(callers: settings.devices.pushTokenCallers)
             .merging(extraInternalMethods) { _, extra in extra }
         let serviceInterceptor = ServiceAuthInterceptor(credentials: settings.serviceCredentials, methods: internalMethods)

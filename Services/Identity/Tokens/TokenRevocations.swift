@@ -12,6 +12,10 @@ struct TokenRevocations: Sendable {
     let outbox: Outbox
     /// Seconds an access token lives: how long a revocation must be remembered.
     var accessTokenLifetime: Int64 = IdentitySettings.defaultAccessTokenLifetime
+    /// This process's list: told of a change of claims at once, so the caller's next call with
+    /// an older token is refused even before the feed brings the event. (Told before commit: if
+    /// the transaction rolls back, older tokens are refused once for nothing and refreshed.)
+    var list: RevocationList? = nil
 
     /// Why sessions were revoked, as `SessionsRevoked.reason` says it.
     enum Reason: String, Sendable {
@@ -52,6 +56,8 @@ struct TokenRevocations: Sendable {
         event.validUntil = Timestamp(milliseconds: RevocationList.milliseconds(now) + accessTokenLifetime * 1000)
         try await outbox.append(OutboxEvent(type: "AccountClaimsChanged", app: app, aggregateID: event.accountID,
                                             payload: event.serializedBytes()), on: connection)
+        list?.claimsChanged(accountID: event.accountID, notBefore: RevocationList.milliseconds(now),
+                            validUntil: RevocationList.milliseconds(now) + accessTokenLifetime * 1000)
     }
 }
 
