@@ -24,7 +24,7 @@ struct IdentityServer: Sendable {
     static func make(pool: PostgresPool, settings: IdentitySettings,
                      extraServices: [any RPCService] = [], extraPublicMethods: Set<String> = [],
                      extraInternalMethods: [String: ServiceAccess] = [:],
-                     revocations: RevocationList = RevocationList()) async throws -> IdentityServer {
+                     revocations: RevocationList? = nil) async throws -> IdentityServer {
         let ring = KeyRing()
         let keyStore = SigningKeyStore(pool: pool, keyEncryptionKey: settings.keyEncryptionKey,
                                        signingPeriod: settings.keySigningPeriod, publishAhead: settings.keyPublishAhead,

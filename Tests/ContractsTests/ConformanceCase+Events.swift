@@ -39,6 +39,9 @@ extension ConformanceCase {
                             json: #"{"after_cursor": "9223372036854775807"}"#),
             ConformanceCase("negativeCursor", Events.WatchEventsRequest(afterCursor: -1), proto: request,
                             json: #"{"after_cursor": "-1"}"#),
+            ConformanceCase("occurredAfter", Events.WatchEventsRequest(types: ["SessionsRevoked"],
+                                                                       occurredAfter: Timestamp(seconds: 1_795_000_000, nanos: 5_000_000)),
+                            proto: request, json: #"{"types": ["SessionsRevoked"], "occurred_after": "2026-11-18T11:06:40.005Z"}"#),
             ConformanceCase("default", Events.Event(), proto: event, json: "{}"),
             ConformanceCase("full", full, proto: event, json: """
                 {"cursor": "9007199254740993", "id": "3f2c9a1e-8d4b-4e6f-9a0b-1c2d3e4f5a6b", "type": "MatchCreated",

@@ -76,6 +76,16 @@ extension ConformanceCase {
             ConformanceCase("full", Identity.AccountDeleted(accountID: id, app: "unseen", deletedAt: deletedAt),
                             proto: package + "AccountDeleted",
                             json: #"{"account_id": "\#(id)", "app": "unseen", "deleted_at": "\#(deletedAtJSON)"}"#),
+            ConformanceCase("default", Identity.SessionsRevoked(), proto: package + "SessionsRevoked", json: "{}"),
+            ConformanceCase("full", Identity.SessionsRevoked(accountID: id, app: "swivo", sessionIDs: [id, id.uppercased()],
+                                                             reason: "signed_out", revokedAt: deletedAt, validUntil: deletedAt),
+                            proto: package + "SessionsRevoked",
+                            json: #"{"account_id": "\#(id)", "app": "swivo", "session_ids": ["\#(id)", "\#(id.uppercased())"], "reason": "signed_out", "revoked_at": "\#(deletedAtJSON)", "valid_until": "\#(deletedAtJSON)"}"#),
+            ConformanceCase("default", Identity.AccountClaimsChanged(), proto: package + "AccountClaimsChanged", json: "{}"),
+            ConformanceCase("full", Identity.AccountClaimsChanged(accountID: id, app: "elite", notBefore: deletedAt,
+                                                                  validUntil: deletedAt, changed: "tier"),
+                            proto: package + "AccountClaimsChanged",
+                            json: #"{"account_id": "\#(id)", "app": "elite", "not_before": "\#(deletedAtJSON)", "valid_until": "\#(deletedAtJSON)", "changed": "tier"}"#),
         ]
     }()
 }
