@@ -162,9 +162,9 @@ struct IdentityService: IdentityProvider {
             try await sessions.rotate(request.refreshToken, on: connection)
         }
         switch rotation {
-        case .rotated(let account, let sessionID, let refreshToken, let expiresAt):
+        case .rotated(let account, let sessionID, let refreshToken, let expiresAt, let issuedAt):
             return try issuer.session(account: account, sessionID: sessionID, refreshToken: refreshToken,
-                                      refreshExpiresAt: expiresAt)
+                                      refreshExpiresAt: expiresAt, now: issuedAt)
         case .reused(let revoked):
             if let revoked { revocationList?.apply(revoked) }
             throw IdentityError.refreshTokenReused

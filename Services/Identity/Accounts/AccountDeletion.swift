@@ -19,7 +19,7 @@ struct AccountDeletion: Sendable {
         -> (deletedAt: Date, revoked: Identity.SessionsRevoked?) {
         let phone = try await PhoneCredentials.phone(of: accountID, on: connection)
         let sessions: [UUID] = try await connection.query(
-            "SELECT id FROM identity.sessions WHERE account_id = $1 AND revoked_at IS NULL FOR UPDATE",
+            "SELECT id FROM identity.sessions WHERE account_id = $1 AND revoked_at IS NULL",
             [.uuid(accountID)]).map { try $0.decode(0) }
         let rows = try await connection.query(
             "DELETE FROM identity.accounts WHERE id = $1 AND app = $2 RETURNING now()", [.uuid(accountID), .text(app)])

@@ -33,7 +33,8 @@ struct SessionStore: Sendable {
 
     /// What presenting a refresh token led to.
     enum Rotation {
-        case rotated(account: Identity.Account, sessionID: UUID, refreshToken: String, expiresAt: Date)
+        /// `issuedAt`: when to say the access token was issued (see `rotate`).
+        case rotated(account: Identity.Account, sessionID: UUID, refreshToken: String, expiresAt: Date, issuedAt: Date)
         /// The token was spent before; the session is now revoked (commit, then refuse).
         case reused(SessionsRevokedEvent?)
         case refused(IdentityError)
@@ -71,12 +72,20 @@ struct SessionStore: Sendable {
             """, [.uuid(sessionID), .int64(refreshTokenLifetime)])
         guard let session = sessions.first else { return .refused(.sessionRevoked) }
         let expiresAt: Date = try session.decode(2)
+        // A change of role, tier or membership holds the row FOR UPDATE until it commits and
+        // takes its `not_before` under that lock. Reading the claims under FOR SHARE, with the
+        // issue time taken once the lock is held, orders the two: either the change committed
+        // first (new claims, issued after `not_before`) or it waits for this transaction (old
+        // claims, issued before its `not_before`: stale at once).
+        _ = try await connection.query("SELECT 1 FROM identity.accounts WHERE id = $1 FOR SHARE",
+                                       [.uuid(try session.decode(0, as: UUID.self))])
+        let issuedAt = Date()
         guard let account = try await AccountStore.find(id: try session.decode(0), app: try session.decode(1),
                                                         on: connection) else {
             return .refused(.accountNotFound)
         }
         let next = try await insertToken(session: sessionID, generation: generation + 1, expiresAt: expiresAt, on: connection)
-        return .rotated(account: account, sessionID: sessionID, refreshToken: next, expiresAt: expiresAt)
+        return .rotated(account: account, sessionID: sessionID, refreshToken: next, expiresAt: expiresAt, issuedAt: issuedAt)
     }
 
     /// Revokes one session of `accountID`, or all of them, with their `SessionsRevoked` event;
