@@ -1,10 +1,11 @@
 import Auth
 import Contracts
+import CryptoCore
 import Foundation
 import Logging
 import Postgres
 import RPC
-import Runtime
+@testable import Runtime
 import Testing
 import TestSupport
 
@@ -112,4 +113,40 @@ import TestSupport
         task.cancel()
         await producer.stop()
     }
+
+    /// What every service gets in one place: `ServiceContext.followRevocations` registers the feed
+    /// as a background job and a gauge, and `makeAuthInterceptor` checks the same list.
+    @Test func serviceContext_followRevocations_feedsTheListItsAuthInterceptorChecks() async throws {
+        let pool = try await TestDatabase.makePool()
+        defer { pool.close() }
+        let producer = try await Producer(outbox: try await EventsTests.makeOutbox(pool: pool), pool: pool)
+        let configuration = try ServiceConfiguration.load(name: "discovery", defaultPort: 0, environment: Environment(),
+                                                          arguments: [])
+        let context = ServiceContext(configuration: configuration, logger: Logger(label: "test"), metrics: RuntimeMetrics(),
+                                     readiness: Readiness())
+        let client = RPCClient(host: "127.0.0.1", port: producer.server.port)
+        defer { client.close() }
+        context.followRevocations(identity: client, credential: EventsTests.consumerCredential)
+        let jobs = context.jobs
+        #expect(jobs.map(\.name) == ["revocation feed"])
+        let feed = Task { try await jobs[0].job() }
+        defer { feed.cancel() }
+        try await pool.withTransaction { try await producer.outbox.append(Self.revoked(["s-1"], validFor: 900), on: $0) }
+
+        let verifier = AccessTokenVerifier(configuration: .init(apps: ["swivo"]), source: NoKeys())
+        let interceptor = context.makeAuthInterceptor(verifier: verifier, publicMethods: [])
+        var revoked = false
+        for _ in 0..<100 where !revoked {
+            revoked = interceptor.revocations?.check(Self.account(session: "s-1")) == .revoked
+            if !revoked { try await Task.sleep(for: .milliseconds(10)) }
+        }
+        #expect(revoked)
+        #expect(context.revocations.count == 1)
+        feed.cancel()
+        await producer.stop()
+    }
+}
+
+private struct NoKeys: SigningKeySource {
+    func fetchKeys() async throws -> (keys: JWKSet, maxAge: Duration) { throw CancellationError() }
 }
