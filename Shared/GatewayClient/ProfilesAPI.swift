@@ -23,6 +23,7 @@ public struct ProfilesAPI: Sendable {
         static let updateProfile = GatewayMethod("Profiles/UpdateProfile", .write, .session)
         static let getProfile = GatewayMethod("Profiles/GetProfile", .read, .session)
         static let getProfileByUsername = GatewayMethod("Profiles/GetProfileByUsername", .read, .session)
+        static let checkUsername = GatewayMethod("Profiles/CheckUsername", .read, .session)
         static let listProfiles = GatewayMethod("Profiles/ListProfiles", .read, .session)
         /// Setting the badge it already has is a no-op on the server.
         static let setVerified = GatewayMethod("Profiles/SetVerified", .idempotentWrite, .session)
@@ -69,6 +70,18 @@ public struct ProfilesAPI: Sendable {
         let request = Profiles.GetProfileByUsernameRequest(username: username)
         return try await runner.run(Methods.getProfileByUsername, deadline: deadline) { [stub] options in
             try await stub.getProfileByUsername(request, options: options)
+        }
+    }
+
+    /// Whether the signed-in account could take `username` now, and the name as it would be
+    /// stored (trimmed, lower-cased); the caller's own name is available. INVALID_ARGUMENT
+    /// `INVALID_USERNAME` when it breaks the rules. A later `updateProfile` can still meet
+    /// `USERNAME_TAKEN` if someone takes the name in between.
+    public func checkUsername(_ username: String, deadline: Duration? = nil) async throws(GatewayError)
+        -> Profiles.CheckUsernameResponse {
+        let request = Profiles.CheckUsernameRequest(username: username)
+        return try await runner.run(Methods.checkUsername, deadline: deadline) { [stub] options in
+            try await stub.checkUsername(request, options: options)
         }
     }
 

@@ -109,6 +109,25 @@ import Testing
         await harness.stop()
     }
 
+    @Test func checkUsername_isAvailableUntilAnotherAccountOfTheAppTakesIt() async throws {
+        let harness = try await IdentityHarness.start()
+        let name = "check_" + String(UUID().uuidString.prefix(8)).lowercased()
+        let owner = try await harness.newUser("unseen")
+        let other = try await harness.newUser("unseen")
+        let elsewhere = try await harness.newUser("swivo")
+        let free = try await harness.profiles.checkUsername(.init(username: "  \(name.uppercased()) "), options: other.options)
+        #expect(free == .init(username: name, available: true))
+        try await harness.update(owner, ["username"]) { $0.username = name }
+        #expect(try await harness.profiles.checkUsername(.init(username: name), options: other.options).available == false)
+        #expect(try await harness.profiles.checkUsername(.init(username: name), options: owner.options).available)
+        #expect(try await harness.profiles.checkUsername(.init(username: name), options: elsewhere.options).available)
+        expectError(await rpcError { _ = try await harness.profiles.checkUsername(.init(username: "anon-abcd"), options: other.options) },
+                    .invalidArgument, "INVALID_USERNAME")
+        expectError(await rpcError { _ = try await harness.profiles.checkUsername(.init(username: name)) },
+                    .unauthenticated, "MISSING_TOKEN")
+        await harness.stop()
+    }
+
     @Test(arguments: ["", "ab", String(repeating: "a", count: 31), "anon-abcd", "has space", "émile", "dot.name", "a😀b"])
     func username_breakingTheRules_isInvalidUsername(_ name: String) async throws {
         let harness = try await IdentityHarness.start()

@@ -68,6 +68,9 @@ enum IdentityMigrations {
             try Outbox(schema: "identity").occurredAtIndexMigration(version: 6),
             SignInMigrations.credentials,
             DeviceMigrations.pushTokens,
-        ] + profiles + MembershipMigrations.all()
+        ] + profiles + MembershipMigrations.all() + [
+            // Event-writing transactions commit in parallel (Outbox: cursors from transaction ids).
+            try Outbox(schema: "identity").parallelWritersMigration(version: 41),
+        ]
     }
 }

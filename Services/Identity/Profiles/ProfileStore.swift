@@ -46,6 +46,13 @@ enum ProfileStore {
         return try rows.first.map { try decode($0, withDistance: true) }
     }
 
+    /// The account of `app` named `username`, if any.
+    static func holder(of username: Username, app: String, on connection: Connection) async throws -> UUID? {
+        let rows = try await connection.query("SELECT id FROM identity.accounts WHERE username = $1 AND app = $2",
+                                              [.text(username.value), .text(app)])
+        return try rows.first?.decode(0)
+    }
+
     /// The owner's read: creates the row on first use and marks the owner active (at most
     /// once a minute, so frequent reads do not each write).
     static func touch(id: UUID, app: String, on connection: Connection) async throws -> ProfileRecord? {

@@ -50,6 +50,17 @@ struct ProfilesService: ProfilesProvider {
         }
     }
 
+    func checkUsername(_ request: Profiles.CheckUsernameRequest, context: ServerCallContext) async throws
+        -> Profiles.CheckUsernameResponse {
+        let caller = try context.requireAccount()
+        let callerID = try caller.accountUUID()
+        let username = try Username(request.username)
+        let holder = try await pool.withConnection { connection in
+            try await ProfileStore.holder(of: username, app: caller.app, on: connection)
+        }
+        return .init(username: username.value, available: holder == nil || holder == callerID)
+    }
+
     func listProfiles(_ request: Profiles.ListProfilesRequest, context: ServerCallContext) async throws
         -> Profiles.ListProfilesResponse {
         try await listProfiles(request, caller: try context.requireAccount())

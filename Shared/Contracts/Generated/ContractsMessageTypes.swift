@@ -32,6 +32,8 @@ package enum ContractsMessageTypes {
         "rendezvous.identity.v1.BlockRequest": Safety.BlockRequest.self,
         "rendezvous.identity.v1.BlockedUser": Safety.BlockedUser.self,
         "rendezvous.identity.v1.CalendarDate": Profiles.CalendarDate.self,
+        "rendezvous.identity.v1.CheckUsernameRequest": Profiles.CheckUsernameRequest.self,
+        "rendezvous.identity.v1.CheckUsernameResponse": Profiles.CheckUsernameResponse.self,
         "rendezvous.identity.v1.CreateReferralCodeRequest": Membership.CreateReferralCodeRequest.self,
         "rendezvous.identity.v1.DeleteAccountRequest": Identity.DeleteAccountRequest.self,
         "rendezvous.identity.v1.DeleteAccountResponse": Identity.DeleteAccountResponse.self,

@@ -20,6 +20,9 @@ package struct EventStreamService: EventStreamProvider {
     package var batchSize = 256
     /// Re-read this often even without a notification, in case one was lost.
     package var pollInterval: Duration = .seconds(5)
+    /// Re-read this soon while committed events wait behind an older open transaction (whose
+    /// end sends no notification when it wrote no event).
+    package var heldBackInterval: Duration = .milliseconds(20)
 
     package init(outbox: Outbox, pool: PostgresPool, notifier: OutboxNotifier) {
         self.outbox = outbox
@@ -56,15 +59,18 @@ package struct EventStreamService: EventStreamProvider {
         while !Task.isCancelled {
             // Read the generation first: a commit after it wakes the wait below.
             let seen = notifier.generation
-            let batch = try await pool.withConnection { connection in
-                try await outbox.events(after: cursor, types: request.types, limit: batchSize, on: connection)
+            let (batch, heldBack) = try await pool.withConnection { connection in
+                let batch = try await outbox.events(after: cursor, types: request.types, limit: batchSize, on: connection)
+                let heldBack = batch.count < batchSize
+                    ? try await outbox.hasHeldBack(after: batch.last?.cursor ?? cursor, on: connection) : false
+                return (batch, heldBack)
             }
             for event in batch {
                 try await handle(event)
                 cursor = event.cursor
             }
             if batch.count < batchSize {
-                await notifier.wait(after: seen, timeout: pollInterval)
+                await notifier.wait(after: seen, timeout: heldBack ? heldBackInterval : pollInterval)
             }
         }
     }

@@ -20,12 +20,23 @@ package struct OutboxEvent: Sendable {
 }
 
 /// A transactional outbox in one service's schema: events are appended in the same
-/// transaction as the change they describe and get a cursor in commit order.
+/// transaction as the change they describe, and writers never wait for one another.
 ///
-/// Commit order: each append first increments a one-row sequence, whose row lock is held until
-/// the transaction ends, so a later cursor can never commit before an earlier one and a reader
-/// that has seen cursor N will never later find an uncommitted N-1 appear. The cost is that
-/// event-writing transactions of one stream commit one at a time.
+/// Cursors come from the writer's transaction id: an event's cursor is
+/// `xid << 20 | n`, its transaction's 64-bit id (`pg_current_xact_id()`) and its rank among
+/// that transaction's events (1, 2, …; at most 2^20 - 1 a transaction). Readers serve only
+/// cursors below the horizon `pg_snapshot_xmin(pg_current_snapshot()) << 20`: every
+/// transaction with an id below the snapshot's xmin has ended, so every event it wrote is
+/// visible now or never will be, and every transaction that can still commit has an id at or
+/// above xmin, hence cursors above everything served. So a reader resuming from any cursor
+/// never skips an event that commits later, and sees each event once, in one stable order (by
+/// transaction id, then rank), while event-writing transactions take no shared lock and commit
+/// in parallel. (Until migration 2 cursors were 1, 2, 3… from a one-row counter that writers
+/// locked until commit; those are all below the new ones, so stored cursors stay valid.)
+///
+/// The price: a transaction with an id that stays open (anywhere in the cluster: xids are
+/// cluster-wide) holds back delivery of later events until it ends. Watchers re-read shortly
+/// while something is held back (`hasHeldBack`).
 package struct Outbox: Sendable {
     package let schema: String
     package let stream: String
@@ -45,8 +56,15 @@ package struct Outbox: Sendable {
     private var table: String { "\(schema).\(stream)" }
     private var sequence: String { "\(schema).\(stream)_sequence" }
 
-    /// The tables, for a service's migration list.
-    package var ddl: String {
+    /// Bits of a cursor that hold the event's rank in its transaction.
+    package static let rankBits = 20
+
+    /// The current tables, for a scratch outbox (tests, tools): both migrations' SQL.
+    package var ddl: String { tableDDL + "\n" + parallelWritersDDL }
+
+    /// Migration 1: the table and the counter writers used to lock (kept verbatim: applied
+    /// migrations are checked against their text).
+    private var tableDDL: String {
         """
         CREATE TABLE IF NOT EXISTS \(table) (
             cursor bigint PRIMARY KEY,
@@ -65,8 +83,29 @@ package struct Outbox: Sendable {
         """
     }
 
+    /// Migration 2: cursors from transaction ids (see the type's documentation); the counter
+    /// goes.
+    private var parallelWritersDDL: String {
+        """
+        DROP TABLE IF EXISTS \(sequence);
+        COMMENT ON COLUMN \(table).cursor IS
+            'xid << \(Self.rankBits) | rank of the event in its transaction; served below pg_snapshot_xmin << \(Self.rankBits)';
+        """
+    }
+
+    /// The outbox's migrations, numbered from `version`: a new service lists them all.
+    package func migrations(from version: Int) -> [Migration] {
+        [migration(version: version), parallelWritersMigration(version: version + 1)]
+    }
+
+    /// Migration 1 alone (identity's version 5, applied before migration 2 existed).
     package func migration(version: Int) -> Migration {
-        Migration(version: version, name: "\(stream) outbox", sql: ddl)
+        Migration(version: version, name: "\(stream) outbox", sql: tableDDL)
+    }
+
+    /// Migration 2 alone, for a service that applied migration 1 under its own number.
+    package func parallelWritersMigration(version: Int) -> Migration {
+        Migration(version: version, name: "\(stream) outbox: parallel writers", sql: parallelWritersDDL)
     }
 
     /// An index on `occurred_at`, for `cursor(before:)`; a later migration of the service.
@@ -75,40 +114,59 @@ package struct Outbox: Sendable {
                   sql: "CREATE INDEX IF NOT EXISTS \(stream)_by_occurred_at ON \(table) (occurred_at);")
     }
 
-    /// The cursor to resume after to see every event that occurred at or after `instant`
-    /// (microseconds since the epoch): the one before the first such event, else the last one.
+    /// A cursor to resume after to see every event that occurred at or after `instant`
+    /// (microseconds since the epoch): before the first such event, and before the horizon, so
+    /// that events of transactions still open (whatever their `occurred_at`) are not skipped.
     package func cursor(before instant: Int64, on connection: Connection) async throws -> Int64 {
         let rows = try await connection.query("""
-            SELECT coalesce(
-                (SELECT min(cursor) - 1 FROM \(table) WHERE occurred_at >= to_timestamp($1::bigint / 1000000.0)),
-                (SELECT last FROM \(sequence) WHERE id = 1),
-                0)::bigint
+            SELECT least(
+                (SELECT min(cursor) FROM \(table) WHERE occurred_at >= to_timestamp($1::bigint / 1000000.0)),
+                \(Self.horizon)) - 1
             """, [.int64(instant)])
         return try rows[0].decode(0)  // Safe: a SELECT without FROM returns one row.
     }
 
     /// Appends `event` inside the caller's transaction; returns its cursor. Consumers are woken
-    /// when the transaction commits (NOTIFY is transactional).
+    /// when the transaction commits (NOTIFY is transactional, and repeats of one notification
+    /// in a transaction are sent once).
     @discardableResult
     package func append(_ event: OutboxEvent, on connection: Connection) async throws -> Int64 {
+        // The rank counts this transaction's events in a transaction-local setting
+        // (set_config(…, true) ends with the transaction, and with a rolled-back savepoint along
+        // with that savepoint's rows).
         let rows = try await connection.query("""
-            WITH next AS (UPDATE \(sequence) SET last = last + 1 WHERE id = 1 RETURNING last)
-            INSERT INTO \(table) (cursor, id, type, app, aggregate_id, payload)
-            SELECT last, $1, $2, $3, $4, $5 FROM next
-            RETURNING cursor
-            """, [.uuid(event.id), .text(event.type), .text(event.app), .text(event.aggregateID), .bytea(event.payload)])
-        let cursor: Int64 = try rows[0].decode(0)
-        _ = try await connection.query("SELECT pg_notify($1, $2)", [.text(channel), .text(String(cursor))])
-        return cursor
+            WITH rank AS (
+                SELECT set_config('rendezvous.outbox_rank',
+                                  (coalesce(nullif(current_setting('rendezvous.outbox_rank', true), ''), '0')::bigint + 1)::text,
+                                  true)::bigint AS n),
+            inserted AS (
+                INSERT INTO \(table) (cursor, id, type, app, aggregate_id, payload)
+                SELECT (pg_current_xact_id()::text::bigint << \(Self.rankBits)) | n, $1, $2, $3, $4, $5
+                FROM rank WHERE n < \(1 << Self.rankBits)
+                RETURNING cursor),
+            notified AS (SELECT pg_notify($6, '') FROM inserted)
+            SELECT cursor, (SELECT count(*) FROM notified) FROM inserted
+            """, [.uuid(event.id), .text(event.type), .text(event.app), .text(event.aggregateID), .bytea(event.payload),
+                  .text(channel)])
+        guard let row = rows.first else {
+            throw PostgresError(code: .protocolViolation,
+                                context: "a transaction may append at most \((1 << Self.rankBits) - 1) outbox events")
+        }
+        return try row.decode(0)
     }
 
-    /// Up to `limit` events after `cursor`, oldest first, optionally of some types only.
+    /// The horizon in SQL: cursors below it belong to transactions that have all ended.
+    private static let horizon = "(pg_snapshot_xmin(pg_current_snapshot())::text::bigint << \(rankBits))"
+
+    /// Up to `limit` events after `cursor` and below the horizon, oldest first, optionally of
+    /// some types only.
     package func events(after cursor: Int64, types: [String], limit: Int, on connection: Connection) async throws -> [Events.Event] {
         let rows = try await connection.query("""
             SELECT cursor, id, type, app, aggregate_id, payload,
                    (extract(epoch FROM occurred_at) * 1000000)::bigint
             FROM \(table)
-            WHERE cursor > $1 AND (cardinality($2::text[]) = 0 OR type = ANY($2::text[]))
+            WHERE cursor > $1 AND cursor < \(Self.horizon)
+              AND (cardinality($2::text[]) = 0 OR type = ANY($2::text[]))
             ORDER BY cursor
             LIMIT $3
             """, [.int64(cursor), .textArray(types), .int64(Int64(limit))])
@@ -123,6 +181,14 @@ package struct Outbox: Sendable {
             event.occurredAt = Timestamp(microseconds: try row.decode(6))
             return event
         }
+    }
+
+    /// Whether events after `cursor` have committed but wait behind the horizon for an older
+    /// transaction still open: a watcher then re-reads soon rather than at the next commit.
+    package func hasHeldBack(after cursor: Int64, on connection: Connection) async throws -> Bool {
+        try await connection.query("""
+            SELECT EXISTS (SELECT 1 FROM \(table) WHERE cursor > $1 AND cursor >= \(Self.horizon))
+            """, [.int64(cursor)])[0].decode(0)
     }
 
     static func isIdentifier(_ name: String) -> Bool {

@@ -527,6 +527,59 @@ public enum Profiles {
         }
     }
 
+    /// `rendezvous.identity.v1.CheckUsernameRequest`.
+    public struct CheckUsernameRequest: ProtoMessage, Hashable {
+        /// `string username = 1;`
+        public var username: String = ""
+
+        public init() {}
+
+        public init(username: String = "") {
+            self.username = username
+        }
+
+        public func encode(to writer: inout ProtoWriter) {
+            if !self.username.isEmpty { writer.writeString(field: 1, self.username) }
+        }
+
+        public mutating func decodeField(_ field: Int, from reader: inout ProtoReader) throws {
+            switch field {
+            case 1: self.username = try reader.readString()
+            default: try reader.skipField()
+            }
+        }
+    }
+
+    /// `rendezvous.identity.v1.CheckUsernameResponse`.
+    public struct CheckUsernameResponse: ProtoMessage, Hashable {
+        /// The name as it would be stored: trimmed and lower-cased.
+        ///
+        /// `string username = 1;`
+        public var username: String = ""
+        /// `bool available = 2;`
+        public var available: Bool = false
+
+        public init() {}
+
+        public init(username: String = "", available: Bool = false) {
+            self.username = username
+            self.available = available
+        }
+
+        public func encode(to writer: inout ProtoWriter) {
+            if !self.username.isEmpty { writer.writeString(field: 1, self.username) }
+            if self.available { writer.writeBool(field: 2, self.available) }
+        }
+
+        public mutating func decodeField(_ field: Int, from reader: inout ProtoReader) throws {
+            switch field {
+            case 1: self.username = try reader.readString()
+            case 2: self.available = try reader.readBool()
+            default: try reader.skipField()
+            }
+        }
+    }
+
     /// `rendezvous.identity.v1.ListProfilesRequest`.
     public struct ListProfilesRequest: ProtoMessage, Hashable {
         /// 0 means 50; more than 200 is cut to 200; negative is INVALID_PAGE_SIZE.
@@ -804,6 +857,13 @@ package protocol ProfilesProvider: RPCService {
     /// `/rendezvous.identity.v1.Profiles/GetProfileByUsername`, unary.
     func getProfileByUsername(_ request: Profiles.GetProfileByUsernameRequest, context: ServerCallContext) async throws -> Profiles.Profile
 
+    /// Whether the caller could take `username` now (onboarding checks it while the user types):
+    /// INVALID_ARGUMENT INVALID_USERNAME when it breaks the username rules, otherwise available
+    /// unless another account of the caller's app holds it (the caller's own name is available).
+    ///
+    /// `/rendezvous.identity.v1.Profiles/CheckUsername`, unary.
+    func checkUsername(_ request: Profiles.CheckUsernameRequest, context: ServerCallContext) async throws -> Profiles.CheckUsernameResponse
+
     /// Every profile of the caller's app, oldest account first, in pages. Profile readers only
     /// (PERMISSION_DENIED ROLE_REQUIRED otherwise).
     ///
@@ -847,6 +907,9 @@ extension ProfilesProvider {
         }
         router.unary(serviceName, "GetProfileByUsername") { (request: Profiles.GetProfileByUsernameRequest, context) in
             try await self.getProfileByUsername(request, context: context)
+        }
+        router.unary(serviceName, "CheckUsername") { (request: Profiles.CheckUsernameRequest, context) in
+            try await self.checkUsername(request, context: context)
         }
         router.unary(serviceName, "ListProfiles") { (request: Profiles.ListProfilesRequest, context) in
             try await self.listProfiles(request, context: context)
@@ -899,6 +962,15 @@ package struct ProfilesClient: Sendable {
     /// `/rendezvous.identity.v1.Profiles/GetProfileByUsername`, unary.
     package func getProfileByUsername(_ request: Profiles.GetProfileByUsernameRequest, options: CallOptions = CallOptions()) async throws -> Profiles.Profile {
         try await client.unary(path: "/rendezvous.identity.v1.Profiles/GetProfileByUsername", request: request, options: options).message
+    }
+
+    /// Whether the caller could take `username` now (onboarding checks it while the user types):
+    /// INVALID_ARGUMENT INVALID_USERNAME when it breaks the username rules, otherwise available
+    /// unless another account of the caller's app holds it (the caller's own name is available).
+    ///
+    /// `/rendezvous.identity.v1.Profiles/CheckUsername`, unary.
+    package func checkUsername(_ request: Profiles.CheckUsernameRequest, options: CallOptions = CallOptions()) async throws -> Profiles.CheckUsernameResponse {
+        try await client.unary(path: "/rendezvous.identity.v1.Profiles/CheckUsername", request: request, options: options).message
     }
 
     /// Every profile of the caller's app, oldest account first, in pages. Profile readers only

@@ -1,0 +1,227 @@
+import Contracts
+import Foundation
+import Postgres
+import RPC
+import Runtime
+import Testing
+import TestSupport
+
+/// What the outbox promises without a lock between writers: a reader resuming from its cursor
+/// never skips an event that commits later, sees each event once in one stable order, and
+/// event-writing transactions do not wait for one another.
+///
+/// Any transaction open in the cluster holds delivery back until it ends (see `Outbox`), so
+/// reads that expect events wait until they arrive (`read(count:)`); serialized, so the suite's
+/// own open transactions do not hold back each other's.
+@Suite(.serialized) struct OutboxOrderingTests {
+    /// A transaction held open on a connection of its own until `finish` is called.
+    final class OpenTransaction: Sendable {
+        private let commands: AsyncStream<Bool>.Continuation
+        private let task: Task<Void, any Error>
+
+        /// Begins, runs `body`, and waits for `finish(commit:)`; throws what the body threw.
+        init(pool: PostgresPool, _ body: @escaping @Sendable (Connection) async throws -> Void) async throws {
+            let (commands, continuation) = AsyncStream.makeStream(of: Bool.self)
+            let (started, startedContinuation) = AsyncStream.makeStream(of: Void.self)
+            self.commands = continuation
+            task = Task {
+                defer { startedContinuation.finish() }
+                try await pool.withConnection { connection in
+                    _ = try await connection.execute("BEGIN")
+                    do {
+                        try await body(connection)
+                        startedContinuation.yield()
+                        var commit = false
+                        for await command in commands {
+                            commit = command
+                            break
+                        }
+                        _ = try await connection.execute(commit ? "COMMIT" : "ROLLBACK")
+                    } catch {
+                        _ = try? await connection.execute("ROLLBACK")
+                        throw error
+                    }
+                }
+            }
+            for await _ in started { return }
+            try await task.value
+        }
+
+        func finish(commit: Bool) async throws {
+            commands.yield(commit)
+            try await task.value
+        }
+    }
+
+    static func makeOutbox(_ pool: PostgresPool) async throws -> Outbox {
+        let outbox = try Outbox(schema: "testsvc", stream: TestDatabase.uniqueName("outbox"))
+        try await pool.withConnection { try await $0.executeScript(outbox.ddl) }
+        return outbox
+    }
+
+    static func event(_ name: String) -> OutboxEvent {
+        OutboxEvent(type: "Thing", app: "swivo", aggregateID: name, payload: Array(name.utf8))
+    }
+
+    static func committed(_ name: String, _ outbox: Outbox, _ pool: PostgresPool) async throws -> Int64 {
+        try await pool.withTransaction { try await outbox.append(event(name), on: $0) }
+    }
+
+    static func read(_ outbox: Outbox, _ pool: PostgresPool, after cursor: Int64 = 0) async throws -> [String] {
+        try await pool.withConnection { connection in
+            try await outbox.events(after: cursor, types: [], limit: 100, on: connection).map(\.aggregateID)
+        }
+    }
+
+    /// What a reader gets once `count` events are readable (or after 5 s, whatever it has).
+    static func read(count: Int, _ outbox: Outbox, _ pool: PostgresPool, after cursor: Int64 = 0) async throws -> [String] {
+        let deadline = ContinuousClock.now + .seconds(5)
+        while true {
+            let names = try await read(outbox, pool, after: cursor)
+            if names.count >= count || ContinuousClock.now > deadline { return names }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+    }
+
+    @Test func aWriterHeldOpen_holdsBackLaterCommits_untilItCommits_thenAllArriveInOrderOnce() async throws {
+        let pool = try await TestDatabase.makePool(TestDatabase.configuration(poolSize: 6))
+        defer { pool.close() }
+        let outbox = try await Self.makeOutbox(pool)
+        let early = try await Self.committed("early", outbox, pool)
+        let a = try await OpenTransaction(pool: pool) { try await outbox.append(Self.event("a"), on: $0) }
+        let b = try await Self.committed("b", outbox, pool)
+        let c = try await Self.committed("c", outbox, pool)
+        #expect(early < b && b < c)
+
+        // b and c are committed, but a, with a smaller position, may still commit: a reader that
+        // got b now and resumed after it would never see a.
+        #expect(try await Self.read(outbox, pool) == ["early"])
+        #expect(try await pool.withConnection { try await outbox.hasHeldBack(after: early, on: $0) })
+
+        try await a.finish(commit: true)
+        #expect(try await Self.read(count: 4, outbox, pool) == ["early", "a", "b", "c"])
+        // Resuming from any cursor gives the rest of the same order.
+        let cursors = try await pool.withConnection { try await outbox.events(after: 0, types: [], limit: 10, on: $0).map(\.cursor) }
+        #expect(cursors == cursors.sorted() && Set(cursors).count == 4)
+        for (index, cursor) in cursors.enumerated() {
+            #expect(try await Self.read(count: 3 - index, outbox, pool, after: cursor) == Array(["early", "a", "b", "c"].dropFirst(index + 1)))
+        }
+        #expect(try await pool.withConnection { try await outbox.hasHeldBack(after: cursors.last ?? 0, on: $0) } == false)
+    }
+
+    @Test func aWriterThatRollsBack_releasesTheEventsBehindIt_andIsNeverSeen() async throws {
+        let pool = try await TestDatabase.makePool(TestDatabase.configuration(poolSize: 6))
+        defer { pool.close() }
+        let outbox = try await Self.makeOutbox(pool)
+        let a = try await OpenTransaction(pool: pool) { try await outbox.append(Self.event("a"), on: $0) }
+        _ = try await Self.committed("b", outbox, pool)
+        #expect(try await Self.read(outbox, pool).isEmpty)
+        try await a.finish(commit: false)
+        #expect(try await Self.read(count: 1, outbox, pool) == ["b"])
+    }
+
+    /// Under the old one-row counter the second append waited for the first transaction's
+    /// commit; now it returns while the first is still open.
+    @Test func twoEventWritingTransactions_areOpenAtOnce_withoutWaiting() async throws {
+        let pool = try await TestDatabase.makePool(TestDatabase.configuration(poolSize: 6))
+        defer { pool.close() }
+        let outbox = try await Self.makeOutbox(pool)
+        let first = try await OpenTransaction(pool: pool) { try await outbox.append(Self.event("first"), on: $0) }
+        let second = try await OpenTransaction(pool: pool) { connection in
+            _ = try await connection.execute("SET LOCAL lock_timeout = '1s'")
+            try await outbox.append(Self.event("second"), on: connection)
+            try await outbox.append(Self.event("third"), on: connection)
+        }
+        try await second.finish(commit: true)
+        try await first.finish(commit: true)
+        #expect(try await Self.read(count: 3, outbox, pool) == ["first", "second", "third"])
+    }
+
+    /// A watcher sees events held back by a transaction that wrote no event (so its end sends
+    /// no notification) as soon as it ends, without waiting for the 5 s poll.
+    @Test func watchEvents_deliversHeldBackEvents_soonAfterAnUnrelatedTransactionEnds() async throws {
+        let pool = try await TestDatabase.makePool(TestDatabase.configuration(poolSize: 6))
+        defer { pool.close() }
+        let producer = try await EventsTests.Producer(outbox: try await Self.makeOutbox(pool), pool: pool)
+        let client = RPCClient(host: "127.0.0.1", port: producer.server.port)
+        defer { client.close() }
+        let unrelated = try await OpenTransaction(pool: pool) { connection in
+            _ = try await connection.query("SELECT pg_current_xact_id()")
+        }
+        _ = try await Self.committed("b", producer.outbox, pool)
+        let stream = try await client.serverStreaming(path: "/\(EventStreamClient.serviceName)/WatchEvents",
+                                                      request: Events.WatchEventsRequest(afterCursor: 0), as: Events.Event.self,
+                                                      options: EventsTests.watch)
+        let received = Task {
+            var names: [String] = []
+            for try await event in stream {
+                names.append(event.aggregateID)
+                break
+            }
+            return (names, ContinuousClock.now)
+        }
+        try await Task.sleep(for: .milliseconds(300))
+        let ended = ContinuousClock.now
+        try await unrelated.finish(commit: true)
+        let (names, arrived) = try await received.value
+        #expect(names == ["b"])
+        #expect(arrived - ended < .seconds(2), "held back for \(arrived - ended) after the transaction ended")
+        await producer.stop()
+    }
+
+    /// Many writers at once, each appending several events per transaction, while a watcher
+    /// follows: every event arrives exactly once, in strictly increasing cursor order.
+    @Test func concurrentWriters_whileWatching_deliverEveryEventOnceInCursorOrder() async throws {
+        let pool = try await TestDatabase.makePool(TestDatabase.configuration(poolSize: 10))
+        defer { pool.close() }
+        let producer = try await EventsTests.Producer(outbox: try await Self.makeOutbox(pool), pool: pool)
+        let client = RPCClient(host: "127.0.0.1", port: producer.server.port)
+        defer { client.close() }
+        let writers = 8, transactions = 10, perTransaction = 3
+        let total = writers * transactions * perTransaction
+        let stream = try await client.serverStreaming(path: "/\(EventStreamClient.serviceName)/WatchEvents",
+                                                      request: Events.WatchEventsRequest(afterCursor: 0), as: Events.Event.self,
+                                                      options: EventsTests.watch)
+        let watcher = Task {
+            var events: [Events.Event] = []
+            for try await event in stream {
+                events.append(event)
+                if events.count == total { break }
+            }
+            return events
+        }
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for writer in 0..<writers {
+                group.addTask {
+                    for transaction in 0..<transactions {
+                        try await pool.withTransaction { connection in
+                            for index in 0..<perTransaction {
+                                try await producer.outbox.append(Self.event("\(writer)-\(transaction)-\(index)"), on: connection)
+                            }
+                        }
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+        let timeout = Task {
+            try await Task.sleep(for: .seconds(20))
+            stream.cancel()
+        }
+        let events = try await watcher.value
+        timeout.cancel()
+        let cursors = events.map(\.cursor)
+        #expect(events.count == total)
+        #expect(Set(events.map(\.aggregateID)).count == total)
+        #expect(zip(cursors, cursors.dropFirst()).allSatisfy { $0 < $1 })
+        // Within a transaction the events keep their order.
+        let byName = Dictionary(uniqueKeysWithValues: events.map { ($0.aggregateID, $0.cursor) })
+        for writer in 0..<writers {
+            for transaction in 0..<transactions {
+                let ranks = (0..<perTransaction).compactMap { byName["\(writer)-\(transaction)-\($0)"] }
+                #expect(ranks == ranks.sorted())
+            }
+        }
+        await producer.stop()
+    }
+}
