@@ -151,6 +151,9 @@ import Testing
         let role = try await probe.claims(old).get().role
         try await EndToEnd.grantRole("host", to: user.id, app: "firstdate")
         #expect(await probe.timeUntilRefused(old, reason: "TOKEN_STALE") != nil)
+        // `identity grant-role` is another process: the running identity hears of it through its
+        // own outbox, as its sibling instances would.
+        #expect(try await Self.identityRefuses(old, reason: "TOKEN_STALE"))
         #expect(try await user.client.identity.getAccount().role == "host")
         let fresh = try #require(try user.client.currentSession()).accessToken
         let claims = try await probe.claims(fresh).get()
