@@ -46,7 +46,10 @@ struct IdentityMain {
             // required); the edge does not route rendezvous.events.v1.
             let server = try await IdentityServer.make(
                 pool: pool, settings: settings, extraServices: [events],
-                extraInternalMethods: EventStreamService.internalMethods)
+                extraInternalMethods: EventStreamService.internalMethods, revocations: context.revocations)
+            // Revocations made by sibling instances (and role, tier and membership changes) reach
+            // this one through the outbox, as they reach every other service through WatchEvents.
+            context.followRevocations(events: events)
             for interceptor in server.interceptors { context.addInterceptor(interceptor) }
             context.addBackgroundJob("signing key rotation") {
                 while !Task.isCancelled {

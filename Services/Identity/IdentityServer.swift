@@ -19,10 +19,12 @@ struct IdentityServer: Sendable {
     var interceptors: [any ServerInterceptor] { [serviceInterceptor, interceptor] }
 
     /// Loads (or creates) the signing keys; `pool` must already be migrated. `extraInternalMethods`
-    /// are methods of `extraServices` that only services may call (e.g. WatchEvents).
+    /// are methods of `extraServices` that only services may call (e.g. WatchEvents). Tokens of
+    /// the sessions and accounts in `revocations` are refused; sign-out adds to it at once.
     static func make(pool: PostgresPool, settings: IdentitySettings,
                      extraServices: [any RPCService] = [], extraPublicMethods: Set<String> = [],
-                     extraInternalMethods: [String: ServiceAccess] = [:]) async throws -> IdentityServer {
+                     extraInternalMethods: [String: ServiceAccess] = [:],
+                     revocations: RevocationList? = nil) async throws -> IdentityServer {
         let ring = KeyRing()
         let keyStore = SigningKeyStore(pool: pool, keyEncryptionKey: settings.keyEncryptionKey,
                                        signingPeriod: settings.keySigningPeriod, publishAhead: settings.keyPublishAhead,
@@ -30,11 +32,13 @@ struct IdentityServer: Sendable {
         try await keyStore.refresh(into: ring)
         let verifier = AccessTokenVerifier(configuration: .init(apps: settings.apps.appIDs),
                                            source: KeyRingSource(ring: ring, maxAge: .seconds(60)))
-        let identity = IdentityService(pool: pool, settings: settings, ring: ring, outbox: try Outbox(schema: "identity"))
+        let identity = IdentityService(pool: pool, settings: settings, ring: ring, outbox: try Outbox(schema: "identity"),
+                                       revocationList: revocations)
         let devices = DevicesService(pool: pool, settings: settings.devices)
         let devicesInternal = DevicesInternalService(pool: pool, settings: settings.devices, apps: settings.apps)
-        let profiles = try ProfilesService.services(pool: pool, settings: settings)
-        let membership = MembershipService(pool: pool, settings: settings, outbox: try Outbox(schema: "identity"))
+        let profiles = try ProfilesService.services(pool: pool, settings: settings, revocations: revocations)
+        let membership = MembershipService(pool: pool, settings: settings, outbox: try Outbox(schema: "identity"),
+                                           revocationList: revocations)
         let internalMethods = DevicesInternalService.internalMethods(callers: settings.devices.pushTokenCallers)
             .merging(extraInternalMethods) { _, extra in extra }
         let serviceInterceptor = ServiceAuthInterceptor(credentials: settings.serviceCredentials, methods: internalMethods)
@@ -42,7 +46,8 @@ struct IdentityServer: Sendable {
                               interceptor: AuthInterceptor(verifier: verifier,
                                                            publicMethods: IdentityService.publicMethods
                                                                .union(MembershipService.publicMethods).union(extraPublicMethods)
-                                                               .union(serviceInterceptor.guardedMethods)),
+                                                               .union(serviceInterceptor.guardedMethods),
+                                                           revocations: revocations),
                               serviceInterceptor: serviceInterceptor,
                               ring: ring, keyStore: keyStore)
     }

@@ -12,6 +12,8 @@ struct IdentityService: IdentityProvider {
     let settings: IdentitySettings
     let ring: KeyRing
     let outbox: Outbox
+    /// The process's revoked sessions: told at once when this instance revokes one.
+    var revocationList: RevocationList? = nil
 
     /// Methods callable without an access token.
     static let publicMethods: Set<String> = Set(
@@ -19,7 +21,12 @@ struct IdentityService: IdentityProvider {
          "SignInWithProvider", "StartPhoneSignIn", "VerifyPhoneCode"]
             .map { "/\(IdentityClient.serviceName)/\($0)" })
 
-    private var sessions: SessionStore { SessionStore(refreshTokenLifetime: settings.refreshTokenLifetime) }
+    private var sessions: SessionStore {
+        SessionStore(refreshTokenLifetime: settings.refreshTokenLifetime, revocations: tokenRevocations)
+    }
+    var tokenRevocations: TokenRevocations {
+        TokenRevocations(outbox: outbox, accessTokenLifetime: settings.accessTokenLifetime)
+    }
     private var issuer: TokenIssuer { TokenIssuer(ring: ring, accessTokenLifetime: settings.accessTokenLifetime) }
     var credentials: EmailCredentials {
         EmailCredentials(parameters: settings.passwordParameters, maxFailures: settings.maxFailedSignIns,
@@ -155,10 +162,11 @@ struct IdentityService: IdentityProvider {
             try await sessions.rotate(request.refreshToken, on: connection)
         }
         switch rotation {
-        case .rotated(let account, let sessionID, let refreshToken, let expiresAt):
+        case .rotated(let account, let sessionID, let refreshToken, let expiresAt, let issuedAt):
             return try issuer.session(account: account, sessionID: sessionID, refreshToken: refreshToken,
-                                      refreshExpiresAt: expiresAt)
-        case .reused:
+                                      refreshExpiresAt: expiresAt, now: issuedAt)
+        case .reused(let revoked):
+            if let revoked { revocationList?.apply(revoked) }
             throw IdentityError.refreshTokenReused
         case .refused(let error):
             throw error
@@ -175,11 +183,12 @@ struct IdentityService: IdentityProvider {
             guard let id = UUID(uuidString: text) else { throw IdentityError.invalidSessionID }
             target = id
         }
-        let revoked = try await pool.withConnection { connection in
-            try await sessions.revoke(accountID: accountID, sessionID: target, on: connection)
+        let revoked = try await pool.withTransaction { connection in
+            try await sessions.revoke(accountID: accountID, app: caller.app, sessionID: target, on: connection)
         }
-        if target != nil, revoked == 0 { throw IdentityError.sessionNotFound }
-        return Identity.SignOutResponse(revokedSessions: Int32(clamping: revoked))
+        if let event = revoked.event { revocationList?.apply(event) }
+        if target != nil, revoked.count == 0 { throw IdentityError.sessionNotFound }
+        return Identity.SignOutResponse(revokedSessions: Int32(clamping: revoked.count))
     }
 
     func startSession(_ account: Identity.Account, deviceName: String, on connection: Connection) async throws

@@ -3,8 +3,10 @@ import CryptoCore
 
 /// Identity's own settings (lifetimes, lock-out, keys), from `RV_IDENTITY_*` variables.
 struct IdentitySettings: Sendable {
+    /// The access token lifetime unless changed, seconds.
+    static let defaultAccessTokenLifetime: Int64 = 15 * 60
     /// Access token lifetime, seconds.
-    var accessTokenLifetime: Int64 = 15 * 60
+    var accessTokenLifetime: Int64 = defaultAccessTokenLifetime
     /// Refresh token lifetime, seconds; each rotation starts a new one.
     var refreshTokenLifetime: Int64 = 30 * 24 * 3600
     /// How long one signing key signs, seconds.

@@ -12,17 +12,22 @@ package struct AccessTokenClaims: Sendable, Hashable {
     package var account: AuthenticatedAccount
     package var issuedAt: Int64
     package var expiresAt: Int64
+    /// The exact issue time in Unix milliseconds (claim `iat_ms`), so that a token issued in the
+    /// same second as, but after, a change of the account's claims is not taken for a stale one.
+    package var issuedAtMilliseconds: Int64?
 
-    package init(account: AuthenticatedAccount, issuedAt: Int64, expiresAt: Int64) {
+    package init(account: AuthenticatedAccount, issuedAt: Int64, expiresAt: Int64, issuedAtMilliseconds: Int64? = nil) {
         self.account = account
         self.issuedAt = issuedAt
         self.expiresAt = expiresAt
+        self.issuedAtMilliseconds = issuedAtMilliseconds
+        self.account.issuedAtMilliseconds = issuedAtMilliseconds ?? issuedAt * 1000
     }
 
     /// The claims: `iss`, `aud` (the app), `sub`, `app`, `role`, `tier`, `ms`, `sid`, `iat`,
-    /// `nbf` (= `iat`), `exp`.
+    /// `nbf` (= `iat`), `exp`, and `iat_ms` when set.
     package var jwtClaims: JWTClaims {
-        [
+        var claims: JWTClaims = [
             "iss": .string(Self.issuer),
             "aud": .string(account.app),
             "sub": .string(account.accountID),
@@ -35,6 +40,8 @@ package struct AccessTokenClaims: Sendable, Hashable {
             "nbf": .integer(issuedAt),
             "exp": .integer(expiresAt),
         ]
+        if let issuedAtMilliseconds { claims["iat_ms"] = .integer(issuedAtMilliseconds) }
+        return claims
     }
 
     /// Reads verified claims; nil when one of ours is missing.
@@ -46,6 +53,11 @@ package struct AccessTokenClaims: Sendable, Hashable {
                                             sessionID: claims.string("sid") ?? "")
         self.issuedAt = issuedAt
         self.expiresAt = expiresAt
+        // Only an `iat_ms` within the second `iat` names counts; otherwise the coarser `iat`.
+        if let exact = claims.numericDate("iat_ms"), exact >= issuedAt * 1000, exact < (issuedAt + 1) * 1000 {
+            issuedAtMilliseconds = exact
+        }
+        account.issuedAtMilliseconds = issuedAtMilliseconds ?? issuedAt * 1000
     }
 
     /// The signed token.

@@ -9,6 +9,10 @@ package struct AuthFailure: Error, Sendable, Hashable, CustomStringConvertible, 
     package enum Reason: Sendable, Hashable, CaseIterable {
         case missingToken, malformedToken, unknownKey, badSignature, expired, notYetValid, wrongIssuer, wrongApp
         case keysUnavailable
+        /// The token's session was revoked (`RevocationList`).
+        case revoked
+        /// The account's claims changed after the token was issued (`RevocationList`).
+        case stale
 
         /// The reason on the wire, from the platform contract (which also gives its status).
         var contractReason: Platform.ErrorReason {
@@ -22,6 +26,8 @@ package struct AuthFailure: Error, Sendable, Hashable, CustomStringConvertible, 
             case .wrongIssuer: .wrongIssuer
             case .wrongApp: .wrongApp
             case .keysUnavailable: .keysUnavailable
+            case .revoked: .tokenRevoked
+            case .stale: .tokenStale
             }
         }
     }
@@ -50,6 +56,8 @@ package struct AuthFailure: Error, Sendable, Hashable, CustomStringConvertible, 
         case .keysUnavailable: "cannot verify tokens right now"
         case .expired: "access token expired"
         case .missingToken: "sign in first"
+        case .revoked: "session signed out; sign in again"
+        case .stale: "account changed; refresh the session"
         default: "invalid access token"
         }
         return RPCError(reason.contractReason, message: message)

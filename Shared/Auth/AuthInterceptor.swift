@@ -3,16 +3,22 @@ package import RPC
 
 /// Requires a valid `authorization: Bearer <access token>` on every call except public
 /// methods and health checks, and puts the caller into `context.account` for handlers.
+///
+/// A token that verifies is then checked against `revocations`: one of a revoked session is
+/// refused with TOKEN_REVOKED, one issued before its account's claims changed with TOKEN_STALE.
 package struct AuthInterceptor: ServerInterceptor {
     package let verifier: AccessTokenVerifier
+    /// Sessions and accounts whose tokens are refused before they expire; nil checks none.
+    package let revocations: RevocationList?
     /// Full paths (`/package.Service/Method`) callable without a token.
     package let publicMethods: Set<String>
     /// Path prefixes callable without a token: health checks.
     package static let publicPrefixes = ["/grpc.health.v1.Health/"]
 
-    package init(verifier: AccessTokenVerifier, publicMethods: Set<String>) {
+    package init(verifier: AccessTokenVerifier, publicMethods: Set<String>, revocations: RevocationList? = nil) {
         self.verifier = verifier
         self.publicMethods = publicMethods
+        self.revocations = revocations
     }
 
     package func intercept(_ context: ServerCallContext, next: () async throws -> Void) async throws {
@@ -21,7 +27,13 @@ package struct AuthInterceptor: ServerInterceptor {
         }
         guard let header = context.requestMetadata[string: "authorization"] else { throw AuthFailure(.missingToken) }
         guard let token = Self.bearerToken(header) else { throw AuthFailure(.malformedToken) }
-        context.account = try await verifier.verify(token)
+        let account = try await verifier.verify(token)
+        switch revocations?.check(account) ?? .valid {
+        case .valid: break
+        case .revoked: throw AuthFailure(.revoked)
+        case .stale: throw AuthFailure(.stale)
+        }
+        context.account = account
         try await next()
     }
 

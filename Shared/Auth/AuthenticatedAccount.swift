@@ -14,14 +14,19 @@ package struct AuthenticatedAccount: Sendable, Hashable {
     package var membershipStatus: String
     /// The session (refresh token family) the token was issued for.
     package var sessionID: String
+    /// When the token was issued, in Unix milliseconds (its `iat_ms` claim, else `iat`); 0 when
+    /// unknown. `RevocationList` compares it with the account's last change of claims.
+    package var issuedAtMilliseconds: Int64
 
-    package init(accountID: String, app: String, role: String, tier: String, membershipStatus: String, sessionID: String) {
+    package init(accountID: String, app: String, role: String, tier: String, membershipStatus: String, sessionID: String,
+                 issuedAtMilliseconds: Int64 = 0) {
         self.accountID = accountID
         self.app = app
         self.role = role
         self.tier = tier
         self.membershipStatus = membershipStatus
         self.sessionID = sessionID
+        self.issuedAtMilliseconds = issuedAtMilliseconds
     }
 }
 

@@ -187,8 +187,9 @@ struct EndToEndProfilesTests {
         let applied = try await viewer.client.profiles.becomeApplicant()
         #expect(applied.changed && applied.role == "applicant" && applied.previousRole == "viewer")
         #expect(try await viewer.client.profiles.getMyProfile().role == "applicant")
-        // The token in hand was issued before: it keeps the old role until refreshed.
-        #expect(try viewer.tokenClaims().string("role") == "viewer")
+        // The token issued before the change was refused as stale (TOKEN_STALE) on the next
+        // call, which the client answered with one refresh: the token in hand carries the role.
+        #expect(try viewer.tokenClaims().string("role") == "applicant")
         try await viewer.client.identity.refreshSession()
         #expect(try viewer.tokenClaims().string("role") == "applicant")
 

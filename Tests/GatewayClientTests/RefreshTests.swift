@@ -101,6 +101,41 @@ import Testing
         #expect(store.load()?.accessToken == "a2")
     }
 
+    /// A token older than a change of the account's claims (TOKEN_STALE) is refreshed once and
+    /// the call repeated with the new token.
+    @Test func staleToken_isRefreshedOnce_andTheCallSucceedsWithTheNewToken() async throws {
+        let service = ScriptedIdentityService { scripts in
+            scripts.getAccount = { _, bearer in
+                guard bearer != "a1" else { throw ScriptedIdentityService.unauthenticated("TOKEN_STALE") }
+                return ScriptedIdentityService.account
+            }
+        }
+        let store = InMemoryTokenStore(ScriptedIdentityService.stored(access: "a1", refresh: "r1"))
+        let account = try await withScriptedServer(service, store: store) { client in
+            try await client.identity.getAccount()
+        }
+        #expect(account == ScriptedIdentityService.account)
+        #expect(service.calls.map(\.method) == ["GetAccount", "RefreshSession", "GetAccount"])
+        #expect(service.calls.last?.bearer == "a2")
+        #expect(store.load()?.accessToken == "a2")
+    }
+
+    /// A token of a revoked session (TOKEN_REVOKED): the one refresh is refused too, so the user
+    /// is signed out and the stored session cleared.
+    @Test func revokedToken_refreshIsRefused_signsOut() async throws {
+        let service = ScriptedIdentityService { scripts in
+            scripts.getAccount = { _, _ in throw ScriptedIdentityService.unauthenticated("TOKEN_REVOKED") }
+            scripts.refreshSession = { _, _ in throw ScriptedIdentityService.unauthenticated("SESSION_REVOKED") }
+        }
+        let store = InMemoryTokenStore(ScriptedIdentityService.stored(access: "a1", refresh: "r1"))
+        let error = try await withScriptedServer(service, store: store) { client in
+            await gatewayError { _ = try await client.identity.getAccount() }
+        }
+        #expect(error?.isSignedOut == true && error?.details["cause"] == "SESSION_REVOKED")
+        #expect(service.calls.map(\.method) == ["GetAccount", "RefreshSession"])
+        #expect(store.load() == nil)
+    }
+
     @Test func refreshUnavailable_keepsTheSession_andTheReadRetriesThrough() async throws {
         let service = Self.serverRejectingA1(refresh: { attempt, _ in
             if attempt == 1 { throw ScriptedIdentityService.unavailable }

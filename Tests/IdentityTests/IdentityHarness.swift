@@ -17,14 +17,16 @@ final class IdentityHarness: Sendable {
     let rpc: RPCClient
     let client: IdentityClient
 
-    static func start(_ configure: (inout IdentitySettings) -> Void = { _ in }) async throws -> IdentityHarness {
+    /// `revocations`: the list the server checks and updates, as the executable's; nil checks none.
+    static func start(revocations: RevocationList? = nil,
+                      _ configure: (inout IdentitySettings) -> Void = { _ in }) async throws -> IdentityHarness {
         let pool = try await TestDatabase.makePool(TestDatabase.configuration(role: "identity"))
         _ = try await Migrator(schema: "identity", migrations: try IdentityMigrations.all()).migrate(pool)
         var settings = IdentitySettings(keyEncryptionKey: KeyEncryptionKey.developmentKey)
         // Cheaper scrypt than production: tests hash many passwords on two cores.
         settings.passwordParameters = PasswordHash.Parameters(n: 1 << 12, r: 8, p: 1)
         configure(&settings)
-        let identity = try await IdentityServer.make(pool: pool, settings: settings)
+        let identity = try await IdentityServer.make(pool: pool, settings: settings, revocations: revocations)
         var configuration = RPCServerConfiguration()
         configuration.loopCount = 1
         let server = try RPCServer(configuration: configuration, services: identity.services,

@@ -9,11 +9,18 @@ import Runtime
 /// phone number; an `AccountDeleted` event tells the other services to purge theirs.
 struct AccountDeletion: Sendable {
     let outbox: Outbox
+    var revocations: TokenRevocations { TokenRevocations(outbox: outbox, accessTokenLifetime: accessTokenLifetime) }
+    var accessTokenLifetime: Int64 = IdentitySettings.defaultAccessTokenLifetime
 
-    /// Deletes the account in the caller's transaction and returns when; UNAUTHENTICATED
-    /// `ACCOUNT_NOT_FOUND` if it is already gone.
-    func delete(accountID: UUID, app: String, on connection: Connection) async throws -> Date {
+    /// Deletes the account in the caller's transaction and returns when, with the
+    /// `SessionsRevoked` event that ends its sessions' access tokens everywhere (nil when it had
+    /// none); UNAUTHENTICATED `ACCOUNT_NOT_FOUND` if it is already gone.
+    func delete(accountID: UUID, app: String, on connection: Connection) async throws
+        -> (deletedAt: Date, revoked: Identity.SessionsRevoked?) {
         let phone = try await PhoneCredentials.phone(of: accountID, on: connection)
+        let sessions: [UUID] = try await connection.query(
+            "SELECT id FROM identity.sessions WHERE account_id = $1 AND revoked_at IS NULL",
+            [.uuid(accountID)]).map { try $0.decode(0) }
         let rows = try await connection.query(
             "DELETE FROM identity.accounts WHERE id = $1 AND app = $2 RETURNING now()", [.uuid(accountID), .text(app)])
         guard let row = rows.first else { throw IdentityError.accountNotFound }
@@ -23,6 +30,8 @@ struct AccountDeletion: Sendable {
                                             deletedAt: Timestamp(deletedAt))
         try await outbox.append(OutboxEvent(type: "AccountDeleted", app: app, aggregateID: event.accountID,
                                             payload: event.serializedBytes()), on: connection)
-        return deletedAt
+        let revoked = try await revocations.sessionsRevoked(sessions, accountID: accountID, app: app,
+                                                            reason: .accountDeleted, on: connection)
+        return (deletedAt, revoked)
     }
 }

@@ -8,7 +8,7 @@ extension IdentityService {
     func deleteAccount(caller: AuthenticatedAccount) async throws -> Identity.DeleteAccountResponse {
         let accountID = try caller.accountUUID()
         guard let sessionID = UUID(uuidString: caller.sessionID) else { throw IdentityError.sessionRevoked }
-        let deletedAt = try await pool.withTransaction { connection in
+        let deletion = try await pool.withTransaction { connection in
             // Deletion cannot be undone: an access token whose session was signed out (it stays
             // valid until it expires) must not be enough.
             let active = try await connection.query("""
@@ -19,8 +19,10 @@ extension IdentityService {
                 try await AccountStore.lock(accountID, app: caller.app, on: connection)
                 throw IdentityError.sessionRevoked
             }
-            return try await AccountDeletion(outbox: outbox).delete(accountID: accountID, app: caller.app, on: connection)
+            return try await AccountDeletion(outbox: outbox, accessTokenLifetime: settings.accessTokenLifetime)
+                .delete(accountID: accountID, app: caller.app, on: connection)
         }
-        return Identity.DeleteAccountResponse(deletedAt: Timestamp(deletedAt))
+        if let revoked = deletion.revoked { revocationList?.apply(revoked) }
+        return Identity.DeleteAccountResponse(deletedAt: Timestamp(deletion.deletedAt))
     }
 }

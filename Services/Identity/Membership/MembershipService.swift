@@ -1,3 +1,4 @@
+import Auth
 import Contracts
 import Postgres
 import RPC
@@ -10,6 +11,8 @@ struct MembershipService: MembershipProvider {
     let pool: PostgresPool
     let settings: IdentitySettings
     let outbox: Outbox
+    /// This process's list of stale accounts, told at once of a tier or membership change.
+    var revocationList: RevocationList? = nil
 
     /// Methods callable without an access token.
     static let publicMethods: Set<String> = Set(

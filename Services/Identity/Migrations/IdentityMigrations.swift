@@ -65,6 +65,7 @@ enum IdentityMigrations {
                 );
                 """),
             try Outbox(schema: "identity").migration(version: 5),
+            try Outbox(schema: "identity").occurredAtIndexMigration(version: 6),
             SignInMigrations.credentials,
             DeviceMigrations.pushTokens,
         ] + profiles + MembershipMigrations.all() + [

@@ -11,11 +11,14 @@ struct ProfilesService: ProfilesProvider {
     let pool: PostgresPool
     let apps: AppPolicies
     let outbox: Outbox
+    /// This process's list of stale accounts, told at once of a role change.
+    var revocationList: RevocationList? = nil
 
     /// The services of this area (profiles and roles, safety), for `IdentityServer`.
-    static func services(pool: PostgresPool, settings: IdentitySettings) throws -> [any RPCService] {
+    static func services(pool: PostgresPool, settings: IdentitySettings,
+                         revocations: RevocationList? = nil) throws -> [any RPCService] {
         let outbox = try Outbox(schema: "identity")
-        return [ProfilesService(pool: pool, apps: settings.apps, outbox: outbox),
+        return [ProfilesService(pool: pool, apps: settings.apps, outbox: outbox, revocationList: revocations),
                 SafetyService(pool: pool, apps: settings.apps, outbox: outbox)]
     }
 

@@ -5,7 +5,7 @@ import RPC
 /// BecomeApplicant and SetRole: the role model is the app's policy (`AppPolicy.roles`,
 /// `applicantRole`); the caller's power is read from the database (`Authorization`).
 extension ProfilesService {
-    private var roles: RoleStore { RoleStore(outbox: outbox) }
+    private var roles: RoleStore { RoleStore(outbox: outbox, revocationList: revocationList) }
 
     func becomeApplicant(_ request: Profiles.BecomeApplicantRequest, context: ServerCallContext) async throws
         -> Profiles.RoleAssignment {

@@ -1,3 +1,4 @@
+import Auth
 import Contracts
 import Foundation
 import Postgres
@@ -7,6 +8,8 @@ import Runtime
 /// event in the same transaction.
 struct RoleStore: Sendable {
     let outbox: Outbox
+    /// This process's list of stale accounts, told at once of a role change.
+    var revocationList: RevocationList? = nil
 
     /// The role of account `id` in `app`, locked until the transaction ends; nil when there is
     /// no such account.
@@ -43,6 +46,7 @@ struct RoleStore: Sendable {
         event.changedAt = Timestamp(microseconds: try rows[0].decode(0))
         try await outbox.append(OutboxEvent(type: "RoleChanged", app: app, aggregateID: accountID,
                                             payload: event.serializedBytes()), on: connection)
+        try await TokenRevocations(outbox: outbox, list: revocationList).claimsChanged(accountID: id, app: app, changed: "role", on: connection)
         return Profiles.RoleAssignment(accountID: accountID, role: role, previousRole: previous, changed: true)
     }
 }

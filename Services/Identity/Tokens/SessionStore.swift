@@ -10,7 +10,11 @@ import Postgres
 /// token are indistinguishable from that and are treated the same way: the row lock makes one
 /// win, and the loser's attempt revokes the session.
 struct SessionStore: Sendable {
+    typealias SessionsRevokedEvent = Identity.SessionsRevoked
+
     let refreshTokenLifetime: Int64
+    /// Appends `SessionsRevoked` whenever sessions end early.
+    let revocations: TokenRevocations
 
     /// A new session for `account` with its first refresh token.
     func create(account: Identity.Account, deviceName: String, on connection: Connection) async throws
@@ -29,9 +33,10 @@ struct SessionStore: Sendable {
 
     /// What presenting a refresh token led to.
     enum Rotation {
-        case rotated(account: Identity.Account, sessionID: UUID, refreshToken: String, expiresAt: Date)
+        /// `issuedAt`: when to say the access token was issued (see `rotate`).
+        case rotated(account: Identity.Account, sessionID: UUID, refreshToken: String, expiresAt: Date, issuedAt: Date)
         /// The token was spent before; the session is now revoked (commit, then refuse).
-        case reused
+        case reused(SessionsRevokedEvent?)
         case refused(IdentityError)
     }
 
@@ -47,11 +52,16 @@ struct SessionStore: Sendable {
             let known = try await connection.query(
                 "SELECT session_id, spent_at IS NOT NULL FROM identity.refresh_tokens WHERE token_hash = $1", [.bytea(hash)])
             guard let token = known.first, try token.decode(1, as: Bool.self) else { return .refused(.invalidRefreshToken) }
-            _ = try await connection.execute("""
+            let revoked = try await connection.query("""
                 UPDATE identity.sessions SET revoked_at = now(), revoked_reason = 'refresh_token_reused'
                 WHERE id = $1 AND revoked_at IS NULL
+                RETURNING id, account_id, app
                 """, [.uuid(try token.decode(0, as: UUID.self))])
-            return .reused
+            guard let session = revoked.first else { return .reused(nil) }
+            // The thief may hold a live access token of this session: end it everywhere now.
+            return .reused(try await revocations.sessionsRevoked(
+                [try session.decode(0)], accountID: try session.decode(1), app: try session.decode(2),
+                reason: .refreshTokenReused, on: connection))
         }
         let sessionID: UUID = try row.decode(0)
         let generation: Int32 = try row.decode(1)
@@ -62,26 +72,45 @@ struct SessionStore: Sendable {
             """, [.uuid(sessionID), .int64(refreshTokenLifetime)])
         guard let session = sessions.first else { return .refused(.sessionRevoked) }
         let expiresAt: Date = try session.decode(2)
+        // A change of role, tier or membership holds the row FOR UPDATE until it commits and
+        // takes its `not_before` under that lock. Reading the claims under FOR SHARE, with the
+        // issue time taken once the lock is held, orders the two: either the change committed
+        // first (new claims, issued after `not_before`) or it waits for this transaction (old
+        // claims, issued before its `not_before`: stale at once).
+        _ = try await connection.query("SELECT 1 FROM identity.accounts WHERE id = $1 FOR SHARE",
+                                       [.uuid(try session.decode(0, as: UUID.self))])
+        let issuedAt = Date()
         guard let account = try await AccountStore.find(id: try session.decode(0), app: try session.decode(1),
                                                         on: connection) else {
             return .refused(.accountNotFound)
         }
         let next = try await insertToken(session: sessionID, generation: generation + 1, expiresAt: expiresAt, on: connection)
-        return .rotated(account: account, sessionID: sessionID, refreshToken: next, expiresAt: expiresAt)
+        return .rotated(account: account, sessionID: sessionID, refreshToken: next, expiresAt: expiresAt, issuedAt: issuedAt)
     }
 
-    /// Revokes one session of `accountID`, or all of them; returns how many were active.
-    func revoke(accountID: UUID, sessionID: UUID?, on connection: Connection) async throws -> Int {
+    /// Revokes one session of `accountID`, or all of them, with their `SessionsRevoked` event;
+    /// returns the sessions that were active and the event (nil when there were none).
+    func revoke(accountID: UUID, app: String, sessionID: UUID?, on connection: Connection) async throws
+        -> (count: Int, event: SessionsRevokedEvent?) {
+        let rows: PostgresRows
         if let sessionID {
-            return try await connection.execute("""
+            rows = try await connection.query("""
                 UPDATE identity.sessions SET revoked_at = now(), revoked_reason = 'signed_out'
                 WHERE id = $1 AND account_id = $2 AND revoked_at IS NULL
+                RETURNING id
                 """, [.uuid(sessionID), .uuid(accountID)])
+        } else {
+            rows = try await connection.query("""
+                UPDATE identity.sessions SET revoked_at = now(), revoked_reason = 'signed_out_everywhere'
+                WHERE account_id = $1 AND revoked_at IS NULL
+                RETURNING id
+                """, [.uuid(accountID)])
         }
-        return try await connection.execute("""
-            UPDATE identity.sessions SET revoked_at = now(), revoked_reason = 'signed_out_everywhere'
-            WHERE account_id = $1 AND revoked_at IS NULL
-            """, [.uuid(accountID)])
+        let ids: [UUID] = try rows.map { try $0.decode(0) }
+        let event = try await revocations.sessionsRevoked(
+            ids, accountID: accountID, app: app, reason: sessionID == nil ? .signedOutEverywhere : .signedOut,
+            on: connection)
+        return (ids.count, event)
     }
 
     /// The account's active sessions, newest first.

@@ -9,13 +9,14 @@ struct TokenIssuer: Sendable {
 
     func session(account: Identity.Account, sessionID: UUID, refreshToken: String, refreshExpiresAt: Date,
                  now: Date = Date()) throws -> Identity.AuthSession {
-        let issuedAt = Int64(now.timeIntervalSince1970.rounded(.down))
+        let issuedAtMilliseconds = RevocationList.milliseconds(now)
+        let issuedAt = issuedAtMilliseconds / 1000
         let expiresAt = issuedAt + accessTokenLifetime
         let claims = AccessTokenClaims(
             account: AuthenticatedAccount(accountID: account.id, app: account.app, role: account.role, tier: account.tier,
                                           membershipStatus: account.membershipStatus,
                                           sessionID: sessionID.uuidString.lowercased()),
-            issuedAt: issuedAt, expiresAt: expiresAt)
+            issuedAt: issuedAt, expiresAt: expiresAt, issuedAtMilliseconds: issuedAtMilliseconds)
         var session = Identity.AuthSession()
         session.account = account
         session.accessToken = try claims.sign(with: ring.signingKey())

@@ -39,10 +39,23 @@ package struct EventStreamService: EventStreamProvider {
     }
 
     private func watch(_ request: Events.WatchEventsRequest, _ writer: ResponseWriter<Events.Event>) async throws {
+        try await follow(request) { event in try await writer.write(event) }
+    }
+
+    /// Hands the events `request` asks for to `handle`, oldest first, then live ones as their
+    /// transactions commit, until the task is cancelled: `WatchEvents` without the network, for
+    /// a consumer in the producer's own process.
+    package func follow(_ request: Events.WatchEventsRequest,
+                        _ handle: (Events.Event) async throws -> Void) async throws {
         guard request.afterCursor >= 0 else {
             throw RPCError(code: .invalidArgument, message: "after_cursor must not be negative", reason: "INVALID_CURSOR")
         }
         var cursor = request.afterCursor
+        if let since = request.occurredAfter {
+            let micros = since.seconds * 1_000_000 + Int64(since.nanos / 1000)
+            let start = try await pool.withConnection { try await outbox.cursor(before: micros, on: $0) }
+            cursor = max(cursor, start)
+        }
         while !Task.isCancelled {
             // Read the generation first: a commit after it wakes the wait below.
             let seen = notifier.generation
@@ -53,7 +66,7 @@ package struct EventStreamService: EventStreamProvider {
                 return (batch, heldBack)
             }
             for event in batch {
-                try await writer.write(event)
+                try await handle(event)
                 cursor = event.cursor
             }
             if batch.count < batchSize {

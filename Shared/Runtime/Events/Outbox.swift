@@ -108,6 +108,24 @@ package struct Outbox: Sendable {
         Migration(version: version, name: "\(stream) outbox: parallel writers", sql: parallelWritersDDL)
     }
 
+    /// An index on `occurred_at`, for `cursor(before:)`; a later migration of the service.
+    package func occurredAtIndexMigration(version: Int) -> Migration {
+        Migration(version: version, name: "\(stream) outbox by time",
+                  sql: "CREATE INDEX IF NOT EXISTS \(stream)_by_occurred_at ON \(table) (occurred_at);")
+    }
+
+    /// A cursor to resume after to see every event that occurred at or after `instant`
+    /// (microseconds since the epoch): before the first such event, and before the horizon, so
+    /// that events of transactions still open (whatever their `occurred_at`) are not skipped.
+    package func cursor(before instant: Int64, on connection: Connection) async throws -> Int64 {
+        let rows = try await connection.query("""
+            SELECT least(
+                (SELECT min(cursor) FROM \(table) WHERE occurred_at >= to_timestamp($1::bigint / 1000000.0)),
+                \(Self.horizon)) - 1
+            """, [.int64(instant)])
+        return try rows[0].decode(0)  // Safe: a SELECT without FROM returns one row.
+    }
+
     /// Appends `event` inside the caller's transaction; returns its cursor. Consumers are woken
     /// when the transaction commits (NOTIFY is transactional, and repeats of one notification
     /// in a transaction are sent once).

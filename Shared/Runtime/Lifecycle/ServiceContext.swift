@@ -1,3 +1,4 @@
+package import Auth
 package import Logging
 package import RPC
 import Synchronization
@@ -15,6 +16,9 @@ package final class ServiceContext: Sendable {
     package let readiness: Readiness
     /// Typed access to the environment for the service's own settings.
     package let environment: EnvironmentReader
+    /// The process's list of revoked sessions and stale accounts: kept current by
+    /// `followRevocations`, consulted by the interceptor `makeAuthInterceptor` returns.
+    package let revocations = RevocationList()
 
     /// A long-running job; cancelled (task cancellation) once the gRPC server has drained.
     package typealias BackgroundJob = @Sendable () async throws -> Void

@@ -1,3 +1,4 @@
+import Auth
 import Foundation
 import Postgres
 import Runtime
@@ -16,7 +17,8 @@ enum AppStoreLedger {
     /// another account's. A revoked transaction withdraws its grant if the subscription is the
     /// caller's and returns `false`; otherwise returns `true`.
     static func record(_ transaction: AppStoreTransaction, tier: String, accountID: UUID, app: String,
-                       outbox: Outbox, on connection: Connection) async throws -> Bool {
+                       outbox: Outbox, revocationList: RevocationList? = nil,
+                       on connection: Connection) async throws -> Bool {
         guard try await MemberAccounts.lock(accountID, app: app, on: connection) != nil else {
             throw IdentityError.accountNotFound
         }
@@ -54,7 +56,7 @@ enum AppStoreLedger {
         try await TierGrants.set(.appStore(originalTransactionID: transaction.originalTransactionID),
                                  accountID: accountID, app: app, tier: try latest.first?.decode(0, as: String.self),
                                  expiresAt: try latest.first?.decode(1, as: Date.self), on: connection)
-        try await TierGrants.refresh(accountID: accountID, outbox: outbox, on: connection)
+        try await TierGrants.refresh(accountID: accountID, outbox: outbox, revocationList: revocationList, on: connection)
         return !revoked
     }
 }

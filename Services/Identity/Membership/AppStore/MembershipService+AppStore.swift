@@ -36,7 +36,8 @@ extension MembershipService {
 
         let applied = try await pool.withTransaction { connection in
             let granted = try await AppStoreLedger.record(transaction, tier: tier, accountID: accountID, app: policy.id,
-                                                          outbox: outbox, on: connection)
+                                                          outbox: outbox, revocationList: revocationList,
+                                                          on: connection)
             return granted ? try await entitlements(accountID: accountID, app: policy.id, on: connection) : nil
         }
         // A revocation commits (the grant is withdrawn), then refuses the transaction.

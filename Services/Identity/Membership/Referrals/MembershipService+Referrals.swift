@@ -7,7 +7,7 @@ import RPC
 /// CreateReferralCode, ListMyReferralCodes and RedeemReferralCode (apps with member
 /// referrals: ÉLITE).
 extension MembershipService {
-    private var referrals: ReferralStore { ReferralStore(outbox: outbox) }
+    private var referrals: ReferralStore { ReferralStore(outbox: outbox, revocationList: revocationList) }
 
     func createReferralCode(_ request: Membership.CreateReferralCodeRequest, context: ServerCallContext) async throws
         -> Membership.ReferralCode {

@@ -1,3 +1,4 @@
+import Auth
 import Contracts
 import Foundation
 import Postgres
@@ -7,6 +8,8 @@ import Runtime
 /// allowance, a waitlisted account redeems one and becomes active.
 struct ReferralStore: Sendable {
     let outbox: Outbox
+    /// This process's list of stale accounts, told at once of a membership change.
+    var revocationList: RevocationList? = nil
 
     /// This month's allowance of an owner (calendar month in UTC).
     struct Allowance: Sendable {
@@ -140,6 +143,8 @@ struct ReferralStore: Sendable {
         approved.approvedAt = used.usedAt
         try await outbox.append(OutboxEvent(type: "MembershipApproved", app: redeemer.app, aggregateID: approved.accountID,
                                             payload: approved.serializedBytes()), on: connection)
+        try await TokenRevocations(outbox: outbox, list: revocationList).claimsChanged(accountID: account, app: redeemer.app,
+                                                                 changed: "membership_status", on: connection)
         return Redemption(referrerID: referrerID, usedAt: usedAt)
     }
 }

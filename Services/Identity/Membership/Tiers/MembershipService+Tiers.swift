@@ -60,7 +60,8 @@ extension MembershipService {
             let granted = request.tier == defaultTier.name ? nil : request.tier
             try await TierGrants.set(.admin(by: adminID), accountID: accountID, app: caller.app, tier: granted,
                                      expiresAt: expiresAt, on: connection)
-            guard let tier = try await TierGrants.refresh(accountID: accountID, outbox: outbox, on: connection) else {
+            guard let tier = try await TierGrants.refresh(accountID: accountID, outbox: outbox,
+                                                                 revocationList: revocationList, on: connection) else {
                 throw MembershipError.memberNotFound
             }
             return Membership.SetTierResponse(accountID: accountID.uuidString.lowercased(), tier: tier.name,

@@ -1,3 +1,4 @@
+import Auth
 import Contracts
 import Foundation
 import Postgres
@@ -78,7 +79,8 @@ enum TierGrants {
     /// Recomputes the account's effective tier, caches it in `identity.accounts`, and appends
     /// `TierChanged` when it differs from what was cached. Returns nil if the account is gone.
     @discardableResult
-    static func refresh(accountID: UUID, outbox: Outbox, on connection: Connection) async throws -> EffectiveTier? {
+    static func refresh(accountID: UUID, outbox: Outbox, revocationList: RevocationList? = nil,
+                        on connection: Connection) async throws -> EffectiveTier? {
         let accounts = try await connection.query(
             "SELECT app, tier FROM identity.accounts WHERE id = $1 FOR UPDATE", [.uuid(accountID)])
         guard let account = accounts.first else { return nil }
@@ -96,6 +98,8 @@ enum TierGrants {
             event.expiresAt = tier.expiresAt.map(Timestamp.init)
             try await outbox.append(OutboxEvent(type: "TierChanged", app: app, aggregateID: event.accountID,
                                                 payload: event.serializedBytes()), on: connection)
+            try await TokenRevocations(outbox: outbox, list: revocationList).claimsChanged(accountID: accountID, app: app, changed: "tier",
+                                                                     on: connection)
         }
         return tier
     }

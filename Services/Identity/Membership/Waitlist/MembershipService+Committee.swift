@@ -86,6 +86,8 @@ extension MembershipService {
                                     payload: rejected.serializedBytes())
             }
             try await outbox.append(event, on: connection)
+            try await TokenRevocations(outbox: outbox, list: revocationList).claimsChanged(accountID: accountID, app: caller.app,
+                                                                     changed: "membership_status", on: connection)
             return Membership.MembershipDecision(accountID: id, membershipStatus: status, decidedAt: Timestamp(decidedAt))
         }
     }

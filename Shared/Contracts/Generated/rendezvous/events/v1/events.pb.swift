@@ -16,23 +16,32 @@ public enum Events {
         ///
         /// `repeated string types = 2;`
         public var types: [String] = []
+        /// When set, start at the first event that occurred at or after this instant (if that is
+        /// later than `after_cursor`): a consumer that keeps no cursor, such as an in-memory
+        /// revocation list, replays only the recent past.
+        ///
+        /// `Timestamp occurred_after = 3;`
+        public var occurredAfter: Timestamp?
 
         public init() {}
 
-        public init(afterCursor: Int64 = 0, types: [String] = []) {
+        public init(afterCursor: Int64 = 0, types: [String] = [], occurredAfter: Timestamp? = nil) {
             self.afterCursor = afterCursor
             self.types = types
+            self.occurredAfter = occurredAfter
         }
 
         public func encode(to writer: inout ProtoWriter) {
             if self.afterCursor != 0 { writer.writeInt64(field: 1, self.afterCursor) }
             for value in self.types { writer.writeString(field: 2, value) }
+            if let value = self.occurredAfter { writer.writeMessage(field: 3, value) }
         }
 
         public mutating func decodeField(_ field: Int, from reader: inout ProtoReader) throws {
             switch field {
             case 1: self.afterCursor = try reader.readInt64()
             case 2: try reader.readRepeatedString(into: &self.types)
+            case 3: self.occurredAfter = try reader.mergeMessage(self.occurredAfter)
             default: try reader.skipField()
             }
         }

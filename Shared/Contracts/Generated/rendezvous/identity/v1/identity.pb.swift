@@ -949,6 +949,134 @@ public enum Identity {
         }
     }
 
+    /// Event SessionsRevoked: sign-out, refresh-token reuse or account deletion ended these sessions.
+    /// Every service refuses their access tokens at once (TOKEN_REVOKED) instead of until they expire.
+    ///
+    /// `rendezvous.identity.v1.SessionsRevoked`.
+    public struct SessionsRevoked: ProtoMessage, Hashable {
+        /// UUID.
+        ///
+        /// `string account_id = 1;`
+        public var accountID: String = ""
+        /// `string app = 2;`
+        public var app: String = ""
+        /// UUIDs of the sessions (the `sid` claim of their access tokens).
+        ///
+        /// `repeated string session_ids = 3;`
+        public var sessionIDs: [String] = []
+        /// Why: "signed_out", "signed_out_everywhere", "refresh_token_reused" or "account_deleted".
+        ///
+        /// `string reason = 4;`
+        public var reason: String = ""
+        /// `Timestamp revoked_at = 5;`
+        public var revokedAt: Timestamp?
+        /// No access token of these sessions is valid after this (revoked_at plus the access-token
+        /// lifetime): a consumer may forget the sessions then.
+        ///
+        /// `Timestamp valid_until = 6;`
+        public var validUntil: Timestamp?
+
+        public init() {}
+
+        public init(
+            accountID: String = "",
+            app: String = "",
+            sessionIDs: [String] = [],
+            reason: String = "",
+            revokedAt: Timestamp? = nil,
+            validUntil: Timestamp? = nil
+        ) {
+            self.accountID = accountID
+            self.app = app
+            self.sessionIDs = sessionIDs
+            self.reason = reason
+            self.revokedAt = revokedAt
+            self.validUntil = validUntil
+        }
+
+        public func encode(to writer: inout ProtoWriter) {
+            if !self.accountID.isEmpty { writer.writeString(field: 1, self.accountID) }
+            if !self.app.isEmpty { writer.writeString(field: 2, self.app) }
+            for value in self.sessionIDs { writer.writeString(field: 3, value) }
+            if !self.reason.isEmpty { writer.writeString(field: 4, self.reason) }
+            if let value = self.revokedAt { writer.writeMessage(field: 5, value) }
+            if let value = self.validUntil { writer.writeMessage(field: 6, value) }
+        }
+
+        public mutating func decodeField(_ field: Int, from reader: inout ProtoReader) throws {
+            switch field {
+            case 1: self.accountID = try reader.readString()
+            case 2: self.app = try reader.readString()
+            case 3: try reader.readRepeatedString(into: &self.sessionIDs)
+            case 4: self.reason = try reader.readString()
+            case 5: self.revokedAt = try reader.mergeMessage(self.revokedAt)
+            case 6: self.validUntil = try reader.mergeMessage(self.validUntil)
+            default: try reader.skipField()
+            }
+        }
+    }
+
+    /// Event AccountClaimsChanged: the account's role, tier or membership status changed, so access
+    /// tokens issued before `not_before` carry stale claims and are refused (TOKEN_STALE); the app
+    /// refreshes its session to get a token with the new claims.
+    ///
+    /// `rendezvous.identity.v1.AccountClaimsChanged`.
+    public struct AccountClaimsChanged: ProtoMessage, Hashable {
+        /// UUID.
+        ///
+        /// `string account_id = 1;`
+        public var accountID: String = ""
+        /// `string app = 2;`
+        public var app: String = ""
+        /// Tokens issued before this instant (their `iat_ms` claim, else `iat`) are stale.
+        ///
+        /// `Timestamp not_before = 3;`
+        public var notBefore: Timestamp?
+        /// No token issued before `not_before` is valid after this: a consumer may forget it then.
+        ///
+        /// `Timestamp valid_until = 4;`
+        public var validUntil: Timestamp?
+        /// What changed: "role", "tier" or "membership_status".
+        ///
+        /// `string changed = 5;`
+        public var changed: String = ""
+
+        public init() {}
+
+        public init(
+            accountID: String = "",
+            app: String = "",
+            notBefore: Timestamp? = nil,
+            validUntil: Timestamp? = nil,
+            changed: String = ""
+        ) {
+            self.accountID = accountID
+            self.app = app
+            self.notBefore = notBefore
+            self.validUntil = validUntil
+            self.changed = changed
+        }
+
+        public func encode(to writer: inout ProtoWriter) {
+            if !self.accountID.isEmpty { writer.writeString(field: 1, self.accountID) }
+            if !self.app.isEmpty { writer.writeString(field: 2, self.app) }
+            if let value = self.notBefore { writer.writeMessage(field: 3, value) }
+            if let value = self.validUntil { writer.writeMessage(field: 4, value) }
+            if !self.changed.isEmpty { writer.writeString(field: 5, self.changed) }
+        }
+
+        public mutating func decodeField(_ field: Int, from reader: inout ProtoReader) throws {
+            switch field {
+            case 1: self.accountID = try reader.readString()
+            case 2: self.app = try reader.readString()
+            case 3: self.notBefore = try reader.mergeMessage(self.notBefore)
+            case 4: self.validUntil = try reader.mergeMessage(self.validUntil)
+            case 5: self.changed = try reader.readString()
+            default: try reader.skipField()
+            }
+        }
+    }
+
     /// An external identity provider whose ID tokens Identity accepts.
     ///
     /// `rendezvous.identity.v1.IdentityProvider`; unknown numbers are kept.

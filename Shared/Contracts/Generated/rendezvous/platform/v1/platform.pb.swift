@@ -47,6 +47,12 @@ public enum Platform {
         public static let wrongApp = ErrorReason(rawValue: 27)
         /// Identity's signing keys cannot be fetched right now.
         public static let keysUnavailable = ErrorReason(rawValue: 28)
+        /// The token's session was signed out or revoked (identity's SessionsRevoked event); a
+        /// refresh fails too, so the app must sign in again.
+        public static let tokenRevoked = ErrorReason(rawValue: 29)
+        /// The account's role, tier or membership changed after the token was issued (identity's
+        /// AccountClaimsChanged event); a refreshed token carries the new claims.
+        public static let tokenStale = ErrorReason(rawValue: 30)
         /// Service credentials (authorization: Service), for methods internal to a deployment.
         public static let missingServiceCredential = ErrorReason(rawValue: 40)
         public static let badServiceCredential = ErrorReason(rawValue: 41)
@@ -92,6 +98,8 @@ public enum Platform {
             case 26: "WRONG_ISSUER"
             case 27: "WRONG_APP"
             case 28: "KEYS_UNAVAILABLE"
+            case 29: "TOKEN_REVOKED"
+            case 30: "TOKEN_STALE"
             case 40: "MISSING_SERVICE_CREDENTIAL"
             case 41: "BAD_SERVICE_CREDENTIAL"
             case 42: "SERVICE_NOT_ALLOWED"
@@ -135,6 +143,8 @@ public enum Platform {
             case 26: .unauthenticated
             case 27: .unauthenticated
             case 28: .unavailable
+            case 29: .unauthenticated
+            case 30: .unauthenticated
             case 40: .unauthenticated
             case 41: .unauthenticated
             case 42: .permissionDenied
@@ -178,6 +188,8 @@ public enum Platform {
             case "WRONG_ISSUER": self = .wrongIssuer
             case "WRONG_APP": self = .wrongApp
             case "KEYS_UNAVAILABLE": self = .keysUnavailable
+            case "TOKEN_REVOKED": self = .tokenRevoked
+            case "TOKEN_STALE": self = .tokenStale
             case "MISSING_SERVICE_CREDENTIAL": self = .missingServiceCredential
             case "BAD_SERVICE_CREDENTIAL": self = .badServiceCredential
             case "SERVICE_NOT_ALLOWED": self = .serviceNotAllowed
