@@ -2,6 +2,7 @@ internal import CLibPQ
 internal import Foundation
 internal import Glibc
 package import IOLoop
+internal import Synchronization
 
 /// One pooled libpq connection, bound to one event loop for its whole life.
 ///
@@ -15,6 +16,8 @@ package final class Connection: Sendable {
     /// The loop every libpq call on this connection runs on.
     let loop: EventLoop
     private let driver: ConnectionDriver
+    /// Actions to run once the current `inTransaction` commits; nil outside one.
+    private let commitActions = Mutex<[@Sendable () -> Void]?>(nil)
 
     /// The server process serving this connection (`pg_backend_pid()`).
     package var backendPID: Int32 { driver.backendPID }
@@ -67,6 +70,28 @@ package final class Connection: Sendable {
         guard !loop.isStopping else { throw PostgresError(code: .connectionClosed) }
         return try await withCheckedThrowingContinuation { continuation in
             loop.executeSoon { [driver] in driver.start(request, continuation) }
+        }
+    }
+
+    /// Runs `action` after the transaction this connection is in (one begun by
+    /// `PostgresPool.withTransaction`) commits, and never if it rolls back. Returns false, and
+    /// keeps nothing, when the connection is not in such a transaction (autocommit, or a
+    /// `BEGIN` of the caller's own): there is then no commit to wait for.
+    package func afterCommit(_ action: @escaping @Sendable () -> Void) -> Bool {
+        commitActions.withLock { actions in
+            guard actions != nil else { return false }
+            actions?.append(action)
+            return true
+        }
+    }
+
+    func beginTrackingCommit() { commitActions.withLock { $0 = [] } }
+
+    /// The actions registered since `beginTrackingCommit`, handed over once; nil from then on.
+    func endTrackingCommit() -> [@Sendable () -> Void] {
+        commitActions.withLock { actions in
+            defer { actions = nil }
+            return actions ?? []
         }
     }
 

@@ -52,6 +52,7 @@ extension Connection {
         _ isolation: TransactionIsolation, _ body: (Connection) async throws -> T
     ) async throws -> T {
         try await executeScript("BEGIN ISOLATION LEVEL \(isolation.sql)")
+        beginTrackingCommit()
         do {
             let value = try await body(self)
             if isInFailedTransaction {
@@ -60,8 +61,10 @@ extension Connection {
                                     context: "a statement failed inside the transaction")
             }
             try await executeScript("COMMIT")
+            for action in endTrackingCommit() { action() }
             return value
         } catch {
+            _ = endTrackingCommit()
             if !isBroken { try? await executeScript("ROLLBACK") }
             throw error
         }

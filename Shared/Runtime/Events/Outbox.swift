@@ -126,14 +126,19 @@ package struct Outbox: Sendable {
         return try rows[0].decode(0)  // Safe: a SELECT without FROM returns one row.
     }
 
-    /// Appends `event` inside the caller's transaction; returns its cursor. Consumers are woken
-    /// when the transaction commits (NOTIFY is transactional, and repeats of one notification
-    /// in a transaction are sent once).
+    /// Appends `event` inside the caller's transaction; returns its cursor. Watchers are woken
+    /// when the transaction commits: by this process's `OutboxNotifier` after a
+    /// `withTransaction` commit (no NOTIFY in the writer's transaction: see `OutboxNotifier`),
+    /// otherwise (a tool without a notifier, a transaction of the caller's own) by a NOTIFY in
+    /// the transaction, which Postgres sends on commit.
     @discardableResult
     package func append(_ event: OutboxEvent, on connection: Connection) async throws -> Int64 {
+        let channel = self.channel
+        let notifiedAfterCommit = OutboxNotifier.isRegistered(channel: channel)
+            && connection.afterCommit { OutboxNotifier.committed(channel: channel) }
         // The rank counts this transaction's events in a transaction-local setting
         // (set_config(…, true) ends with the transaction, and with a rolled-back savepoint along
-        // with that savepoint's rows).
+        // with that savepoint's rows). Repeats of one notification in a transaction are sent once.
         let rows = try await connection.query("""
             WITH rank AS (
                 SELECT set_config('rendezvous.outbox_rank',
@@ -144,10 +149,10 @@ package struct Outbox: Sendable {
                 SELECT (pg_current_xact_id()::text::bigint << \(Self.rankBits)) | n, $1, $2, $3, $4, $5
                 FROM rank WHERE n < \(1 << Self.rankBits)
                 RETURNING cursor),
-            notified AS (SELECT pg_notify($6, '') FROM inserted)
+            notified AS (SELECT pg_notify($6, '') FROM inserted WHERE NOT $7)
             SELECT cursor, (SELECT count(*) FROM notified) FROM inserted
             """, [.uuid(event.id), .text(event.type), .text(event.app), .text(event.aggregateID), .bytea(event.payload),
-                  .text(channel)])
+                  .text(channel), .bool(notifiedAfterCommit)])
         guard let row = rows.first else {
             throw PostgresError(code: .protocolViolation,
                                 context: "a transaction may append at most \((1 << Self.rankBits) - 1) outbox events")

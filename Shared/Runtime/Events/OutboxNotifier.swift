@@ -3,21 +3,42 @@ import Synchronization
 
 /// Wakes event-stream watchers when an outbox commits: one LISTEN connection per process,
 /// fanned out to any number of waiters through a generation counter.
+///
+/// It also sends this process's wake-ups. A NOTIFY inside a writer's transaction would make
+/// every event-writing commit take Postgres's database-wide notification lock until its commit
+/// record is flushed — one commit at a time again. So `Outbox.append` registers the commit
+/// instead (`Connection.afterCommit`): the notifier wakes this process's watchers at once and
+/// sends `pg_notify` for the other instances from a connection of its own, one at a time, a
+/// commit arriving while one is in flight folding into the next.
 package final class OutboxNotifier: Sendable {
     private struct State {
         var generation: UInt64 = 0
         var waiters: [Int: CheckedContinuation<Void, Never>] = [:]
         var nextWaiter = 0
+        /// A commit happened that the other instances have not been told of yet.
+        var notifyPending = false
+        var sender: CheckedContinuation<Bool, Never>?
+        var closed = false
     }
 
+    /// The notifier of each channel in this process, for `Outbox.append`.
+    private static let registry = Mutex<[String: OutboxNotifier]>([:])
+
+    package let channel: String
     private let state = Mutex(State())
     private let listener: PostgresListener
+    private let sendingPool: PostgresPool
     private let task = Mutex<Task<Void, Never>?>(nil)
+    private let senderTask = Mutex<Task<Void, Never>?>(nil)
 
     /// Starts listening on `channel`. A dropped LISTEN connection reconnects by itself; its
     /// `.reconnected` signal also wakes watchers, who then re-read what they may have missed.
     package init(configuration: PostgresConfiguration, channel: String) async throws {
+        self.channel = channel
         listener = PostgresListener(configuration: configuration)
+        var sending = configuration
+        sending.poolSize = 1
+        sendingPool = PostgresPool(configuration: sending)
         let events = try await listener.listen(channel)
         let task = Task { [weak self] in
             for await _ in events {
@@ -25,6 +46,50 @@ package final class OutboxNotifier: Sendable {
             }
         }
         self.task.withLock { $0 = task }
+        senderTask.withLock { $0 = Task { [weak self] in await self?.sendNotifications() } }
+        Self.registry.withLock { $0[channel] = self }
+    }
+
+    /// Whether this process has a notifier for `channel` to tell of commits.
+    package static func isRegistered(channel: String) -> Bool {
+        registry.withLock { $0[channel] != nil }
+    }
+
+    /// A transaction that appended to `channel`'s outbox committed: wakes this process's
+    /// watchers now and the other instances' soon.
+    package static func committed(channel: String) {
+        guard let notifier = registry.withLock({ $0[channel] }) else { return }
+        notifier.bump()
+        let sender = notifier.state.withLock { state -> CheckedContinuation<Bool, Never>? in
+            state.notifyPending = true
+            defer { state.sender = nil }
+            return state.sender
+        }
+        sender?.resume(returning: true)
+    }
+
+    /// One NOTIFY at a time while commits keep coming; retried after a pause when it fails (the
+    /// other instances then catch up at their poll interval at worst).
+    private func sendNotifications() async {
+        while true {
+            let proceed = await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+                let ready = state.withLock { state -> Bool? in
+                    if state.closed { return false }
+                    if state.notifyPending { return true }
+                    state.sender = continuation
+                    return nil
+                }
+                if let ready { continuation.resume(returning: ready) }
+            }
+            guard proceed, !state.withLock({ $0.closed }) else { return }
+            state.withLock { $0.notifyPending = false }
+            do {
+                _ = try await sendingPool.withConnection { try await $0.query("SELECT pg_notify($1, '')", [.text(channel)]) }
+            } catch {
+                state.withLock { $0.notifyPending = true }
+                try? await Task.sleep(for: .milliseconds(100))
+            }
+        }
     }
 
     /// The current generation; pass it to `wait(after:timeout:)` after reading.
@@ -56,6 +121,17 @@ package final class OutboxNotifier: Sendable {
     }
 
     package func close() {
+        Self.registry.withLock { registry in
+            if registry[channel] === self { registry[channel] = nil }
+        }
+        let sender = state.withLock { state -> CheckedContinuation<Bool, Never>? in
+            state.closed = true
+            defer { state.sender = nil }
+            return state.sender
+        }
+        sender?.resume(returning: false)
+        senderTask.withLock { $0?.cancel() }
+        sendingPool.close()
         task.withLock { $0?.cancel() }
         listener.close()
         let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
