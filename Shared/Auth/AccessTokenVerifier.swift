@@ -8,6 +8,10 @@ import Synchronization
 /// Keys are fetched on first use and again once their max age passes; a token whose `kid` the
 /// cache lacks triggers a refetch, at most once per `minimumRefreshInterval`, so a flood of
 /// forged `kid`s cannot turn into a flood of fetches.
+///
+/// A token verified once is remembered (`VerifiedTokenCache`, `verifiedTokenCapacity` entries)
+/// until its `exp` or until its key leaves the published set, so a client's later calls with
+/// the same token cost a SHA-256 and a lookup instead of an ES256 verification.
 package final class AccessTokenVerifier: Sendable {
     package struct Configuration: Sendable {
         /// Apps whose tokens this service accepts.
@@ -18,6 +22,8 @@ package final class AccessTokenVerifier: Sendable {
         package var minimumRefreshInterval: Duration = .seconds(10)
         /// Max age used when the source gives none.
         package var defaultMaxAge: Duration = .seconds(300)
+        /// Verified tokens remembered at most (0: none). 100,000 entries hold about 30 MB.
+        package var verifiedTokenCapacity = 100_000
 
         package init(apps: Set<String>) { self.apps = apps }
     }
@@ -31,14 +37,41 @@ package final class AccessTokenVerifier: Sendable {
     package let configuration: Configuration
     private let source: any SigningKeySource
     private let cache = Mutex(Cache())
+    private let verifiedTokens: VerifiedTokenCache
 
     package init(configuration: Configuration, source: any SigningKeySource) {
         self.configuration = configuration
         self.source = source
+        verifiedTokens = VerifiedTokenCache(capacity: configuration.verifiedTokenCapacity)
     }
+
+    /// Tokens remembered as verified now (for tests and metrics).
+    package var verifiedTokenCount: Int { verifiedTokens.count }
 
     /// The account a valid token names; throws `AuthFailure` otherwise.
     package func verify(_ token: String, now: Date = Date()) async throws(AuthFailure) -> AuthenticatedAccount {
+        let seconds = Int64(now.timeIntervalSince1970.rounded(.down))
+        let key = VerifiedTokenCache.key(token)
+        if verifiedTokens.account(for: key, now: seconds) != nil {
+            // The key set must be current: refreshing it drops the tokens of a removed key.
+            if !keysAreFresh { _ = try? await currentKeys() }
+            if let account = verifiedTokens.account(for: key, now: seconds) { return account }
+        }
+        let (account, expiresAt, keyID) = try await verifyInFull(token, now: now)
+        if let keyID {
+            verifiedTokens.insert(.init(account: account, usableUntil: expiresAt + configuration.leewaySeconds, keyID: keyID),
+                                  for: key, now: seconds)
+        }
+        return account
+    }
+
+    private var keysAreFresh: Bool {
+        cache.withLock { $0.keys != nil && $0.expiresAt > .now }
+    }
+
+    /// Signature, header and claims; returns the account, `exp` and the verifying key's id.
+    private func verifyInFull(_ token: String, now: Date) async throws(AuthFailure)
+        -> (AuthenticatedAccount, expiresAt: Int64, keyID: String?) {
         let verified: VerifiedJWS
         do {
             verified = try await verifySignature(token)
@@ -52,6 +85,7 @@ package final class AccessTokenVerifier: Sendable {
         guard verified.header["typ"]?.stringValue == AccessTokenClaims.type else { throw AuthFailure(.malformedToken) }
         let claims: AccessTokenClaims
         let audience: [String]?
+        let expiresAt: Int64
         do {
             let jwt = try verified.claims()
             try JWTClaimsValidator(issuers: [AccessTokenClaims.issuer], audiences: configuration.apps,
@@ -59,6 +93,7 @@ package final class AccessTokenVerifier: Sendable {
             guard let parsed = AccessTokenClaims(jwt) else { throw AuthFailure(.malformedToken) }
             claims = parsed
             audience = jwt.strings("aud")
+            expiresAt = parsed.expiresAt
         } catch let failure as AuthFailure {
             throw failure
         } catch let error as CryptoError {
@@ -71,7 +106,7 @@ package final class AccessTokenVerifier: Sendable {
               audience == [claims.account.app] else {
             throw AuthFailure(.wrongApp)
         }
-        return claims.account
+        return (claims.account, expiresAt, verified.keyID)
     }
 
     private func verifySignature(_ token: String) async throws -> VerifiedJWS {
@@ -118,6 +153,7 @@ package final class AccessTokenVerifier: Sendable {
             cache.keys = keys
             cache.expiresAt = .now + lifetime
         }
+        verifiedTokens.retainKeys(Set(keys.keys.map(\.keyID)))
         return keys
     }
 }
