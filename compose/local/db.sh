@@ -8,7 +8,12 @@
 #   compose/local/db.sh psql     psql as the admin role over the cluster's unix socket
 #
 # Environment (all optional):
-#   RV_DATA_DIR              cluster folder            default <repo>/.data/postgres
+#   RV_DATA_DIR              cluster folder            default <repo>/.data/postgres, or, when
+#                            the database's OS user cannot reach the checkout (a clone in
+#                            /root, mode 700), /var/lib/rendezvous/<checkout hash>/postgres
+#   RV_PG_SYNCHRONOUS_COMMIT on (default: an OK answer means the write survived a crash) or off
+#                            (make test's cluster only: faster commits, the last ones lost on a
+#                            crash of the machine)
 #   RV_PG_PORT               TCP port on 127.0.0.1     default 7432
 #   RV_PG_DATABASE           database name             default rendezvous
 #   RV_PG_OS_USER            OS user owning the cluster when run as root   default rendezvous
@@ -20,17 +25,46 @@
 set -euo pipefail
 
 REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
-DATA_DIR="${RV_DATA_DIR:-$REPO/.data/postgres}"
 PORT="${RV_PG_PORT:-7432}"
 HOST=127.0.0.1
 DATABASE="${RV_PG_DATABASE:-rendezvous}"
 OS_USER="${RV_PG_OS_USER:-rendezvous}"
+SYNCHRONOUS_COMMIT="${RV_PG_SYNCHRONOUS_COMMIT:-on}"
 ADMIN_PASSWORD="${RV_PG_ADMIN_PASSWORD:-rv_admin_local}"
 PG_BIN=/usr/lib/postgresql/15/bin
 SERVICES=(identity discovery messaging production media testsvc)
-LOG_FILE="$DATA_DIR/server.log"
 
 die() { echo "db.sh: $*" >&2; exit 1; }
+
+# The cluster's folder. As root the cluster runs as OS_USER, who must be able to walk down to
+# it: a checkout under /root (mode 700) is out of its reach, so the cluster then lives under
+# /var/lib/rendezvous, one folder per checkout (named by a hash of its path), so two clones
+# never share a cluster. RV_DATA_DIR overrides both.
+choose_data_dir() {
+    if [ -n "${RV_DATA_DIR:-}" ]; then
+        DATA_DIR="$RV_DATA_DIR"
+        return
+    fi
+    DATA_DIR="$REPO/.data/postgres"
+    [ "$(id -u)" = 0 ] || return 0
+    if id -u "$OS_USER" >/dev/null 2>&1 && runuser -u "$OS_USER" -- test -x "$REPO"; then
+        return
+    fi
+    if ! id -u "$OS_USER" >/dev/null 2>&1; then
+        # No such user yet: judge by the permissions every other user has.
+        local dir="$REPO" reachable=1
+        while [ "$dir" != "/" ]; do
+            [ "$(( 0$(stat -c %a "$dir") & 1 ))" = 1 ] || reachable=0
+            dir="$(dirname "$dir")"
+        done
+        [ "$reachable" = 1 ] && return
+    fi
+    DATA_DIR="/var/lib/rendezvous/$(printf '%s' "$REPO" | sha256sum | cut -c1-12)/postgres"
+    DATA_DIR_NOTE="$REPO is out of $OS_USER's reach (a parent folder lacks o+x): the cluster lives in $DATA_DIR (RV_DATA_DIR chooses another)"
+}
+DATA_DIR_NOTE=""
+choose_data_dir
+LOG_FILE="$DATA_DIR/server.log"
 
 service_password() {
     local var="RV_PG_PASSWORD_${1^^}"
@@ -64,6 +98,9 @@ ensure_os_user() {
 # The data folder must be reachable by its owner: every parent needs search permission.
 ensure_data_dir() {
     mkdir -p "$DATA_DIR"
+    case "$DATA_DIR" in
+        /var/lib/rendezvous/*) chmod 755 /var/lib/rendezvous "$(dirname "$DATA_DIR")" ;;
+    esac
     if [ "$(id -u)" = 0 ]; then
         chown "$OS_USER:" "$DATA_DIR"
         runuser -u "$OS_USER" -- test -x "$DATA_DIR" ||
@@ -97,7 +134,7 @@ port = $PORT
 unix_socket_directories = '$DATA_DIR'
 max_connections = 300
 shared_buffers = 128MB
-synchronous_commit = off
+synchronous_commit = $SYNCHRONOUS_COMMIT
 log_min_messages = warning
 log_min_error_statement = panic
 timezone = 'UTC'
@@ -105,6 +142,11 @@ EOF
 )"
     if [ ! -f "$conf" ] || [ "$(cat "$conf")" != "$wanted" ]; then
         printf '%s\n' "$wanted" | as_owner tee "$conf" >/dev/null
+        # A running cluster takes synchronous_commit on reload (port and addresses need a restart).
+        if is_running; then as_owner "$PG_BIN/pg_ctl" -D "$DATA_DIR" reload >/dev/null; fi
+    fi
+    if [ "$SYNCHRONOUS_COMMIT" != on ]; then
+        echo "db.sh: synchronous_commit = $SYNCHRONOUS_COMMIT: a commit is acknowledged before it is on disk (test cluster only)" >&2
     fi
 }
 
@@ -154,6 +196,7 @@ SQL
 }
 
 cmd_start() {
+    [ -z "$DATA_DIR_NOTE" ] || echo "db.sh: $DATA_DIR_NOTE" >&2
     if is_running; then
         write_config
         provision
