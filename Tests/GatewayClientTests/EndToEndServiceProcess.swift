@@ -81,6 +81,15 @@ final class EndToEndServiceProcess: Sendable {
         return code
     }
 
+    /// SIGKILL, as a crash or an OOM kill ends it: no draining, no goodbye. Returns once it exited.
+    func kill() async {
+        await Subprocess.onDedicatedThread { [process] in
+            Glibc.kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
+        try? FileManager.default.removeItem(atPath: logFile)
+    }
+
     /// SIGTERM, then SIGKILL after `grace`; returns once the child exited.
     func stop(grace: Duration = .seconds(5)) async {
         await Subprocess.onDedicatedThread { [process] in Subprocess.terminate(process, grace: grace) }
