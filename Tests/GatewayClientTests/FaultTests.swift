@@ -12,9 +12,11 @@ import Testing
 import TestSupport
 
 /// No acknowledged write is lost: sign-ups run against the real `identity` executable while it
-/// is killed with SIGKILL (a crash: no draining, no goodbye to clients). Every account the load generator got an answer for exists exactly once
-/// afterwards, the service answers again after the fault, and an `EventConsumer` following
-/// identity's `WatchEvents` applies every AccountCreated event exactly once.
+/// is killed with SIGKILL (a crash: no draining, no goodbye to clients), and while its Postgres
+/// stops in immediate mode (a database crash: recovery from the WAL). Every account the load
+/// generator got an answer for exists exactly once afterwards, the service answers again after
+/// the fault, and an `EventConsumer` following identity's `WatchEvents` applies every
+/// AccountCreated event exactly once.
 @Suite(.serialized) struct FaultTests {
     static let secret = "fault-tests-consumer-secret-0123456789abcdef"
 
@@ -77,14 +79,18 @@ import TestSupport
         let table: String
         let task: Task<Void, Never>
 
-        static func start(identityPort: Int, pool: PostgresPool) async throws -> Follower {
+        /// `pool` is the consumer's own (role `rv_testsvc`, which owns what it creates, as a
+        /// service owns its schema); `admin` reads where identity's stream ends now.
+        static func start(identityPort: Int, pool: PostgresPool, admin: PostgresPool) async throws -> Follower {
             let table = "testsvc." + TestDatabase.uniqueName("fault_applied")
             let source = TestDatabase.uniqueName("identity_faults")
+            // Start from the stream's current end: earlier tests' accounts are not ours.
+            let end = try await admin.withConnection { connection in
+                try await connection.query("SELECT coalesce(max(cursor), 0) FROM identity.outbox")[0].decode(0, as: Int64.self)
+            }
             try await pool.withConnection { connection in
                 try await connection.executeScript(EventConsumer.ddl(schema: "testsvc"))
                 try await connection.executeScript("CREATE TABLE \(table) (account_id text PRIMARY KEY, applied int NOT NULL)")
-                // Start from the stream's current end: earlier tests' accounts are not ours.
-                let end = try await connection.query("SELECT coalesce(max(cursor), 0) FROM identity.outbox")[0].decode(0, as: Int64.self)
                 _ = try await connection.execute("INSERT INTO testsvc.event_cursors (source, cursor) VALUES ($1, $2)",
                                                  [.text(source), .int64(end)])
             }
@@ -111,8 +117,8 @@ import TestSupport
         }
     }
 
-    static func identityEnvironment(port: Int, postgresURL: String) -> [String: String] {
-        ["RV_IDENTITY_PORT": String(port), "RV_IDENTITY_ADMIN_PORT": "0", "RV_PG_URL_IDENTITY": postgresURL,
+    static func identityEnvironment(port: Int, adminPort: Int = 0, postgresURL: String) -> [String: String] {
+        ["RV_IDENTITY_PORT": String(port), "RV_IDENTITY_ADMIN_PORT": String(adminPort), "RV_PG_URL_IDENTITY": postgresURL,
          "RV_LOG_LEVEL": "error", "RV_SERVICE_CREDENTIALS": "faults=\(secret)"]
     }
 
@@ -130,10 +136,11 @@ import TestSupport
 
     /// Every acknowledged account exists once, and the follower applied each account created
     /// since it started exactly once (none missing, none twice).
-    static func expectNothingLost(_ load: SignUpLoad, _ follower: Follower, pool: PostgresPool) async throws {
+    static func expectNothingLost(_ load: SignUpLoad, _ follower: Follower, pool: PostgresPool,
+                                  admin: PostgresPool) async throws {
         let acknowledged = load.acknowledged.withLock { $0 }
         #expect(Set(acknowledged).count == acknowledged.count)
-        let stored = try await Self.stored(acknowledged, pool: pool)
+        let stored = try await Self.stored(acknowledged, pool: admin)
         let missing = acknowledged.filter { stored[$0] != 1 }
         #expect(missing.isEmpty, "\(missing.count) of \(acknowledged.count) acknowledged accounts are missing or doubled")
         // The follower catches up: every acknowledged account applied once; nothing applied twice.
@@ -151,12 +158,16 @@ import TestSupport
     }
 
     @Test func killingIdentityMidLoad_losesNoAcknowledgedSignUp_andItAnswersAgainOnRestart() async throws {
-        let pool = try await TestDatabase.makePool(TestDatabase.configuration(role: "admin", poolSize: 4))
-        defer { pool.close() }
+        let pool = try await TestDatabase.makePool()
+        let admin = try await TestDatabase.makeAdminPool()
+        defer {
+            pool.close()
+            admin.close()
+        }
         let port = try LocalPort.free()
         let environment = Self.identityEnvironment(port: port, postgresURL: EndToEnd.postgresURL(role: "identity"))
         let first = try await EndToEndServiceProcess.start("identity", environment: environment)
-        let follower = try await Follower.start(identityPort: port, pool: pool)
+        let follower = try await Follower.start(identityPort: port, pool: pool, admin: admin)
         let load = SignUpLoad(port: port, streams: 8)
         #expect(await load.waitForSuccesses(100) != nil)
         await first.kill()
@@ -167,8 +178,99 @@ import TestSupport
         #expect(answered != nil, "no sign-up succeeded after the restart")
         await load.stop()
         if let answered { print("fault: identity answered \(answered - restarted) after its restart began") }
-        try await Self.expectNothingLost(load, follower, pool: pool)
+        try await Self.expectNothingLost(load, follower, pool: pool, admin: admin)
         follower.task.cancel()
         await second.stop()
+    }
+
+    /// A Postgres cluster of this test's own (`compose/local/db.sh` with its own folder and
+    /// port, `synchronous_commit = on` as `make run` has it), so crashing it disturbs no other test.
+    struct ScratchCluster {
+        let port: Int
+        let directory: String
+
+        static func start() async throws -> ScratchCluster {
+            let cluster = ScratchCluster(port: try LocalPort.free(), directory: NSTemporaryDirectory() + "rv-fault-pg-\(UUID().uuidString.prefix(8))")
+            try await cluster.run("start")
+            return cluster
+        }
+
+        func run(_ command: String) async throws {
+            let script = RepositoryPaths.root.appendingPathComponent("compose/local/db.sh").path
+            let result = try await Subprocess.run("/bin/bash", [script, command], environment: [
+                "RV_DATA_DIR": directory, "RV_PG_PORT": String(port), "RV_PG_SYNCHRONOUS_COMMIT": "on"])
+            guard result.exitCode == 0 else {
+                throw SubprocessError(message: "db.sh \(command) failed (\(result.exitCode)):\n\(result.output)")
+            }
+        }
+
+        func configuration(role: String, poolSize: Int = 4) -> PostgresConfiguration {
+            var configuration = TestDatabase.configuration(role: role, poolSize: poolSize)
+            configuration.port = port
+            return configuration
+        }
+
+        func url(role: String) -> String {
+            let configuration = configuration(role: role)
+            return "postgresql://\(configuration.user):\(configuration.password ?? "")@\(configuration.host):\(port)/\(configuration.database)"
+        }
+
+        func remove() async {
+            try? await run("stop")
+            try? FileManager.default.removeItem(atPath: directory)
+        }
+    }
+
+    /// The admin listener's `/readyz` status, or nil when it does not answer.
+    static func readiness(adminPort: Int) async -> Int? {
+        try? await HTTPProbe.get("/readyz", port: adminPort, timeoutSeconds: 5).status
+    }
+
+    /// Polls `/readyz` every 50 ms until it answers `status`; the moment it did, or nil after `timeout`.
+    static func waitForReadiness(_ status: Int, adminPort: Int, timeout: Duration) async -> ContinuousClock.Instant? {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if await readiness(adminPort: adminPort) == status { return .now }
+            try? await Task.sleep(for: .milliseconds(50))
+        }
+        return nil
+    }
+
+    @Test func postgresCrashingMidLoad_losesNoAcknowledgedSignUp_andIdentityIsReadyWithin5sOfItsReturn() async throws {
+        let cluster = try await ScratchCluster.start()
+        let pool = PostgresPool(configuration: cluster.configuration(role: "testsvc"))
+        let admin = PostgresPool(configuration: cluster.configuration(role: "admin", poolSize: 2))
+        let port = try LocalPort.free()
+        let adminPort = try LocalPort.free()
+        let identity = try await EndToEndServiceProcess.start(
+            "identity", environment: Self.identityEnvironment(port: port, adminPort: adminPort, postgresURL: cluster.url(role: "identity")))
+        let follower = try await Follower.start(identityPort: port, pool: pool, admin: admin)
+        let load = SignUpLoad(port: port, streams: 8)
+        #expect(await load.waitForSuccesses(100) != nil)
+        #expect(await Self.readiness(adminPort: adminPort) == 200)
+
+        try await cluster.run("kill")
+        let crashed = ContinuousClock.now
+        let notReady = await Self.waitForReadiness(503, adminPort: adminPort, timeout: .seconds(10))
+        #expect(notReady != nil, "identity kept reporting ready while its database was gone")
+        try await Task.sleep(for: .seconds(1))
+        try await cluster.run("start")
+        let returned = ContinuousClock.now
+        let ready = await Self.waitForReadiness(200, adminPort: adminPort, timeout: .seconds(20))
+        #expect(ready != nil, "identity did not report ready again after its database returned")
+        if let ready { #expect(ready - returned <= .seconds(5), "ready \(ready - returned) after the database returned") }
+        let answered = await load.waitForSuccesses(100)
+        #expect(answered != nil, "no sign-up succeeded after the database returned")
+        await load.stop()
+        if let notReady, let ready, let answered {
+            print("fault: not ready \(notReady - crashed) after the crash; ready \(ready - returned) and a sign-up answered "
+                  + "\(answered - returned) after the database returned")
+        }
+        try await Self.expectNothingLost(load, follower, pool: pool, admin: admin)
+        follower.task.cancel()
+        await identity.stop()
+        pool.close()
+        admin.close()
+        await cluster.remove()
     }
 }

@@ -2,6 +2,7 @@ import Contracts
 import RPC
 @testable import Runtime
 import Testing
+import TestSupport
 
 @Suite struct AdminServerTests {
     @Test func healthz_ok() async throws {

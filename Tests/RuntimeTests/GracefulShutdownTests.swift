@@ -4,6 +4,7 @@ import RPC
 @testable import Runtime
 import ServiceLifecycle
 import Testing
+import TestSupport
 
 /// The shutdown sequence in-process: the same services `ServiceMain` hands to a `ServiceGroup`,
 /// triggered without a signal.

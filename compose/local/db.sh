@@ -3,6 +3,7 @@
 #
 #   compose/local/db.sh start    install if missing, initdb once, start, provision roles/schemas
 #   compose/local/db.sh stop     fast shutdown
+#   compose/local/db.sh kill     immediate shutdown, as a crash (no checkpoint; recovery from WAL on start)
 #   compose/local/db.sh status   exit 0 when running
 #   compose/local/db.sh env      print export lines (host, port, database, one URL per service)
 #   compose/local/db.sh psql     psql as the admin role over the cluster's unix socket
@@ -195,6 +196,18 @@ SQL
     printf '%s' "$sql" | admin_psql -d "$DATABASE" "${args[@]}"
 }
 
+# Starts the postmaster holding none of our caller's descriptors beyond stdin/out/err: a daemon
+# that inherited, say, the pipe or socket a parent watches for its child's exit would keep
+# that parent waiting for as long as Postgres runs.
+start_detached() (
+    local fd
+    for fd in /proc/$BASHPID/fd/*; do
+        fd="${fd##*/}"
+        if [ "$fd" -gt 2 ] && [ "$fd" != 255 ]; then eval "exec $fd>&-"; fi
+    done
+    as_owner "$PG_BIN/pg_ctl" -D "$DATA_DIR" -l "$LOG_FILE" -w -t 60 start >/dev/null
+)
+
 cmd_start() {
     [ -z "$DATA_DIR_NOTE" ] || echo "db.sh: $DATA_DIR_NOTE" >&2
     if is_running; then
@@ -208,7 +221,7 @@ cmd_start() {
     ensure_data_dir
     write_config
     remove_stale_pid
-    if ! as_owner "$PG_BIN/pg_ctl" -D "$DATA_DIR" -l "$LOG_FILE" -w -t 60 start >/dev/null; then
+    if ! start_detached; then
         tail -n 20 "$LOG_FILE" >&2 || true
         die "postgres failed to start (is port $PORT taken?)"
     fi
@@ -222,6 +235,15 @@ cmd_stop() {
         echo "db.sh: stopped" >&2
     else
         remove_stale_pid
+    fi
+}
+
+# Postgres' immediate mode: every backend is ended at once and the next start recovers from the
+# WAL, as after a crash. The fault tests use it to prove no acknowledged write is lost.
+cmd_kill() {
+    if is_running; then
+        as_owner "$PG_BIN/pg_ctl" -D "$DATA_DIR" -m immediate -w stop >/dev/null
+        echo "db.sh: stopped in immediate mode" >&2
     fi
 }
 
@@ -248,8 +270,9 @@ cmd_env() {
 case "${1:-}" in
     start) cmd_start ;;
     stop) cmd_stop ;;
+    kill) cmd_kill ;;
     status) cmd_status ;;
     env) cmd_env ;;
     psql) shift; is_running || die "not running; run: $0 start"; admin_psql -d "$DATABASE" "$@" ;;
-    *) echo "usage: $0 start|stop|status|env|psql" >&2; exit 2 ;;
+    *) echo "usage: $0 start|stop|kill|status|env|psql" >&2; exit 2 ;;
 esac

@@ -1,4 +1,4 @@
-import Foundation
+package import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -6,25 +6,28 @@ import Glibc
 /// A raw-socket HTTP/1.1 client for the admin listener: sends bytes, reads until the server closes.
 /// Each exchange runs on its own thread: blocking I/O must not occupy the cooperative pool
 /// (nor Dispatch's global queues, which share its threads on Linux).
-enum HTTPProbe {
-    struct Response {
-        var status: Int
-        var headers: [String: String]
-        var body: String
+package enum HTTPProbe {
+    /// A parsed HTTP/1.1 response.
+    package struct Response: Sendable {
+        package var status: Int
+        package var headers: [String: String]
+        package var body: String
     }
 
-    static func get(_ path: String, port: Int, method: String = "GET", timeoutSeconds: Int = 10) async throws -> Response {
+    /// Sends one request for `path` and returns the response the server closes after.
+    package static func get(_ path: String, port: Int, method: String = "GET", timeoutSeconds: Int = 10) async throws -> Response {
         try await exchange("\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nUser-Agent: probe\r\n\r\n", port: port,
                            timeoutSeconds: timeoutSeconds)
     }
 
     /// Sends `request` verbatim (possibly incomplete) and parses whatever comes back before close.
-    static func exchange(_ request: String, port: Int, timeoutSeconds: Int = 10) async throws -> Response {
+    package static func exchange(_ request: String, port: Int, timeoutSeconds: Int = 10) async throws -> Response {
         let raw = try await rawExchange(Array(request.utf8), port: port, timeoutSeconds: timeoutSeconds)
         return try parse(raw)
     }
 
-    static func rawExchange(_ request: [UInt8], port: Int, timeoutSeconds: Int = 10) async throws -> [UInt8] {
+    /// Sends `request` and returns every byte received until the server closes.
+    package static func rawExchange(_ request: [UInt8], port: Int, timeoutSeconds: Int = 10) async throws -> [UInt8] {
         try await withCheckedThrowingContinuation { continuation in
             let thread = Thread {
                 continuation.resume(with: Result { try blockingExchange(request, port: port, timeoutSeconds: timeoutSeconds) })
@@ -71,7 +74,8 @@ enum HTTPProbe {
         }
     }
 
-    static func parse(_ raw: [UInt8]) throws -> Response {
+    /// The status line, headers and body of `raw`.
+    package static func parse(_ raw: [UInt8]) throws -> Response {
         let text = String(decoding: raw, as: UTF8.self)
         guard let split = text.range(of: "\r\n\r\n") else { throw ProbeError("no complete response: \(text)") }
         let head = text[..<split.lowerBound].components(separatedBy: "\r\n")
@@ -88,7 +92,8 @@ enum HTTPProbe {
     }
 }
 
-struct ProbeError: Error, CustomStringConvertible {
-    var description: String
-    init(_ description: String) { self.description = description }
+/// A failed probe, saying which step failed.
+package struct ProbeError: Error, CustomStringConvertible {
+    package var description: String
+    package init(_ description: String) { self.description = description }
 }
