@@ -2,6 +2,7 @@ import Contracts
 import Foundation
 @testable import Identity
 import RPC
+import Runtime
 import Testing
 
 /// Profiles over a live socket: defaults, field-mask updates, validation, who reads what.

@@ -2,6 +2,7 @@ import Contracts
 import Foundation
 @testable import Identity
 import RPC
+import Runtime
 import Testing
 
 /// Blocks and the moderation queue over a live socket.

@@ -1,5 +1,6 @@
 import Foundation
 import Postgres
+import Runtime
 
 /// Rows of `identity.profiles`, read joined to their account. An account without a row yet
 /// reads as a profile with the defaults (active, nothing written).

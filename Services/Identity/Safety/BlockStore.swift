@@ -1,5 +1,6 @@
 import Foundation
 import Postgres
+import Runtime
 
 /// Rows of `identity.blocks`: one per (blocker, blocked). A block hides the pair from each
 /// other both ways; `isBlocked` is the check every read path uses.

@@ -1,5 +1,6 @@
 import Foundation
 import Postgres
+import Runtime
 
 /// Rows of `identity.reports`, the moderation queue of each app.
 enum ReportStore {

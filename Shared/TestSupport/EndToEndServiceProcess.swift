@@ -1,17 +1,16 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import Foundation
-import TestSupport
+package import Foundation
 
 /// One of the package's service executables running as a child process, as it runs in
 /// production: started with its environment, ready once it prints `<name> listening on
 /// HOST:PORT`, stopped with SIGTERM (SIGKILL if it does not exit). Its standard error goes to
 /// a log file that failures can show.
-final class EndToEndServiceProcess: Sendable {
-    let name: String
-    let port: Int
-    let logFile: String
+package final class EndToEndServiceProcess: Sendable {
+    package let name: String
+    package let port: Int
+    package let logFile: String
     private let process: Process
 
     private init(name: String, port: Int, logFile: String, process: Process) {
@@ -23,7 +22,7 @@ final class EndToEndServiceProcess: Sendable {
 
     /// Starts executable `name` from this build and waits (on a thread of its own, never one of
     /// Swift's few cooperative threads) for its listening line.
-    static func start(_ name: String, environment: [String: String],
+    package static func start(_ name: String, environment: [String: String],
                       timeout: Duration = .seconds(60)) async throws -> EndToEndServiceProcess {
         let executable = try RepositoryPaths.builtExecutable(name)
         return try await Subprocess.onDedicatedThread {
@@ -64,13 +63,13 @@ final class EndToEndServiceProcess: Sendable {
     }
 
     /// The child's standard error so far.
-    var log: String { (try? String(contentsOfFile: logFile, encoding: .utf8)) ?? "" }
+    package var log: String { (try? String(contentsOfFile: logFile, encoding: .utf8)) ?? "" }
 
     /// The last one-time code the development sender logged for `phone` (E.164), as the phone
     /// would have received it by SMS; nil when none was logged. Needs `RV_LOG_FORMAT=json` and
     /// a level of `notice` or lower. The sender logs before the call answers, so a code is
     /// here as soon as `startPhoneSignIn` returns.
-    func phoneCode(for phone: String) -> String? {
+    package func phoneCode(for phone: String) -> String? {
         var code: String?
         for line in log.split(separator: "\n") {
             guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
@@ -82,7 +81,7 @@ final class EndToEndServiceProcess: Sendable {
     }
 
     /// SIGKILL, as a crash or an OOM kill ends it: no draining, no goodbye. Returns once it exited.
-    func kill() async {
+    package func kill() async {
         await Subprocess.onDedicatedThread { [process] in
             Glibc.kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
@@ -91,7 +90,7 @@ final class EndToEndServiceProcess: Sendable {
     }
 
     /// SIGTERM, then SIGKILL after `grace`; returns once the child exited.
-    func stop(grace: Duration = .seconds(5)) async {
+    package func stop(grace: Duration = .seconds(5)) async {
         await Subprocess.onDedicatedThread { [process] in Subprocess.terminate(process, grace: grace) }
         try? FileManager.default.removeItem(atPath: logFile)
     }
