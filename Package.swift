@@ -14,6 +14,7 @@ let package = Package(
         .executable(name: "interop-server", targets: ["InteropServer"]),
         .executable(name: "db-bench-server", targets: ["DBBenchServer"]),
         .executable(name: "identity", targets: ["Identity"]),
+        .executable(name: "discovery", targets: ["Discovery"]),
         .library(name: "Contracts", targets: ["Contracts"]),
         .library(name: "GatewayClient", targets: ["GatewayClient"]),
         .executable(name: "identity-bench", targets: ["IdentityBench"]),
@@ -79,6 +80,9 @@ let package = Package(
                                                            .product(name: "Logging", package: "swift-log")],
                           path: "Services/Identity", swiftSettings: swiftSettings),
 
+        .executableTarget(name: "Discovery", dependencies: ["Auth", "Contracts", "CryptoCore", "Postgres", "RPC", "Runtime"],
+                          path: "Services/Discovery", swiftSettings: swiftSettings),
+
         .executableTarget(name: "DBBenchServer", dependencies: ["Runtime", "RPC", "Postgres", "Contracts", "Auth"],
                           path: "Tests/Benchmarks/DBBenchServer", swiftSettings: swiftSettings),
 
@@ -101,6 +105,8 @@ let package = Package(
         .testTarget(name: "PostgresTests", dependencies: ["Postgres", "IOLoop", "TestSupport"],
                     swiftSettings: swiftSettings),
         .testTarget(name: "IdentityTests", dependencies: ["Identity", "Auth", "Contracts", "CryptoCore", "Postgres", "RPC", "Runtime", "TestSupport"],
+                    swiftSettings: swiftSettings),
+        .testTarget(name: "DiscoveryTests", dependencies: ["Discovery", "Auth", "Contracts", "Postgres", "RPC", "Runtime", "TestSupport"],
                     swiftSettings: swiftSettings),
         .testTarget(name: "GatewayClientTests", dependencies: ["GatewayClient", "Contracts", "RPC", "TestSupport",
                                                             "CryptoCore", "HTTP2", "Wire", "Auth", "Runtime",

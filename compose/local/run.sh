@@ -38,6 +38,9 @@ trap stop INT TERM
 pids+=($!)
 as_service identity "$BIN/identity" &
 pids+=($!)
+# Discovery follows identity (keys, tiers, events); it retries until identity answers.
+as_service discovery "$BIN/discovery" &
+pids+=($!)
 
 echo "rendezvous: running ${#pids[@]} process(es); Ctrl-C stops them"
 wait -n || true

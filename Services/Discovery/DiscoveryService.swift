@@ -1,0 +1,195 @@
+import Auth
+import Contracts
+import Foundation
+import Postgres
+import RPC
+import Runtime
+
+/// `rendezvous.discovery.v1.Discovery`: the feed, swipes with their daily allowance, matches
+/// and likes received. Rules are documented in discovery.proto.
+struct DiscoveryService: DiscoveryProvider {
+    let pool: PostgresPool
+    let tiers: TierCatalog
+    let matches: MatchStore
+    let settings: DiscoverySettings
+
+    func getFeed(_ request: Discovery.GetFeedRequest, context: ServerCallContext) async throws -> Discovery.GetFeedResponse {
+        let caller = try context.requireAccount()
+        let viewer = try caller.accountUUID()
+        let filters = try FeedFilters(request.filters)
+        let pageSize = try PageCursor.pageSize(request.pageSize, defaultSize: 20, maximumSize: 50,
+                                               invalid: DiscoveryError.invalidPageSize)
+        let after = try FeedToken.parse(request.pageToken)
+        if filters.isAdvanced, settings.appsGatingFilters.contains(caller.app) {
+            let (tier, entitlements) = try await tiers.entitlements(app: caller.app, tier: caller.tier)
+            guard entitlements.advancedFilters else { throw DiscoveryError.filtersRequireTier(tier: tier) }
+        }
+        let priority = try await tiers.priorityTiers(app: caller.app)
+        let asOf = after?.asOf ?? Int64(Date().timeIntervalSince1970 * 1_000_000)
+        let query = FeedStore.Query(viewer: viewer, app: caller.app, asOf: asOf, filters: filters, priorityTiers: priority,
+                                    after: after, limit: pageSize + 1)
+        let rows = try await pool.withConnection { try await FeedStore.page(query, on: $0) }
+        let page = rows.prefix(pageSize)
+        var response = Discovery.GetFeedResponse(cards: page.map(\.card))
+        if rows.count > pageSize, let last = page.last, let id = UUID(uuidString: last.card.accountID) {
+            response.nextPageToken = FeedToken(asOf: asOf, score: last.score, id: id).token
+        }
+        return response
+    }
+
+    func swipe(_ request: Discovery.SwipeRequest, context: ServerCallContext) async throws -> Discovery.SwipeResponse {
+        let caller = try context.requireAccount()
+        let swiper = try caller.accountUUID()
+        guard let target = UUID(uuidString: request.accountID) else { throw DiscoveryError.invalidAccountID }
+        guard target != swiper else { throw DiscoveryError.cannotSwipeSelf }
+        guard [.pass, .like, .superLike].contains(request.action) else { throw DiscoveryError.invalidAction }
+        let (tier, entitlements) = try await tiers.entitlements(app: caller.app, tier: caller.tier)
+        return try await pool.withTransaction { connection in
+            try await SwipeStore.lockPair(swiper, target, on: connection)
+            var response = Discovery.SwipeResponse()
+            if let existing = try await SwipeStore.find(by: swiper, on: target, on: connection) {
+                guard existing.action == request.action else {
+                    throw DiscoveryError.alreadySwiped(action: Self.name(of: existing.action))
+                }
+                response.swipe = Discovery.Swipe(accountID: target.uuidString.lowercased(), action: existing.action,
+                                                 swipedAt: Timestamp(microseconds: existing.createdAt))
+                response.match = try await matches.find(between: swiper, and: target, on: connection)?.message
+                response.quota = Self.quota(tier: tier, entitlements, used: try await SwipeStore.usage(of: swiper, on: connection))
+                return response
+            }
+            guard try await SwipeStore.isVisible(target, to: swiper, app: caller.app, on: connection) else {
+                throw DiscoveryError.userNotFound
+            }
+            var used = try await SwipeStore.usage(of: swiper, on: connection)
+            if request.action != .pass {
+                guard let spent = try await SwipeStore.spend(request.action, by: swiper, likeLimit: entitlements.likesPerDay,
+                                                             superLikeLimit: entitlements.superLikesPerDay, on: connection) else {
+                    let kind = request.action == .superLike ? "super_likes" : "likes"
+                    let limit = request.action == .superLike ? entitlements.superLikesPerDay : entitlements.likesPerDay
+                    throw DiscoveryError.quotaExceeded(kind: kind, limit: limit, resetsAt: Self.nextUTCMidnight())
+                }
+                used = spent
+            }
+            let swipedAt = try await SwipeStore.insert(by: swiper, on: target, app: caller.app, action: request.action,
+                                                       on: connection)
+            response.swipe = Discovery.Swipe(accountID: target.uuidString.lowercased(), action: request.action,
+                                             swipedAt: Timestamp(microseconds: swipedAt))
+            if request.action != .pass, let theirs = try await SwipeStore.like(by: target, of: swiper, on: connection) {
+                let match = try await matches.create(completer: swiper, other: target, app: caller.app,
+                                                     superLike: theirs == .superLike || request.action == .superLike,
+                                                     on: connection)
+                response.match = match.entry.message
+            }
+            response.quota = Self.quota(tier: tier, entitlements, used: used)
+            return response
+        }
+    }
+
+    func getQuota(_ request: Discovery.GetQuotaRequest, context: ServerCallContext) async throws -> Discovery.Quota {
+        let caller = try context.requireAccount()
+        let account = try caller.accountUUID()
+        let (tier, entitlements) = try await tiers.entitlements(app: caller.app, tier: caller.tier)
+        let used = try await pool.withConnection { try await SwipeStore.usage(of: account, on: $0) }
+        return Self.quota(tier: tier, entitlements, used: used)
+    }
+
+    func listMatches(_ request: Discovery.ListMatchesRequest, context: ServerCallContext) async throws
+        -> Discovery.ListMatchesResponse {
+        let caller = try context.requireAccount()
+        let account = try caller.accountUUID()
+        let pageSize = try PageCursor.pageSize(request.pageSize, defaultSize: 50, maximumSize: 100,
+                                               invalid: DiscoveryError.invalidPageSize)
+        let cursor = try PageCursor.parse(request.pageToken, invalid: DiscoveryError.invalidPageToken)
+        let entries = try await pool.withConnection { connection in
+            try await matches.list(of: account, after: cursor, limit: pageSize + 1, on: connection)
+        }
+        let page = entries.prefix(pageSize)
+        var response = Discovery.ListMatchesResponse(matches: page.map(\.message))
+        if entries.count > pageSize, let last = page.last {
+            response.nextPageToken = PageCursor(microseconds: last.createdAt, id: last.id).token
+        }
+        return response
+    }
+
+    func unmatch(_ request: Discovery.UnmatchRequest, context: ServerCallContext) async throws -> Discovery.UnmatchResponse {
+        let caller = try context.requireAccount()
+        let account = try caller.accountUUID()
+        guard let id = UUID(uuidString: request.matchID) else { throw DiscoveryError.invalidMatchID }
+        let ended = try await pool.withTransaction { connection in
+            try await matches.unmatch(id, by: account, app: caller.app, on: connection)
+        }
+        guard let ended else { throw DiscoveryError.matchNotFound }
+        return Discovery.UnmatchResponse(unmatched: ended)
+    }
+
+    func getLikesReceived(_ request: Discovery.GetLikesReceivedRequest, context: ServerCallContext) async throws
+        -> Discovery.LikesReceived {
+        let caller = try context.requireAccount()
+        let account = try caller.accountUUID()
+        let pageSize = try PageCursor.pageSize(request.pageSize, defaultSize: 50, maximumSize: 100,
+                                               invalid: DiscoveryError.invalidPageSize)
+        let cursor = try PageCursor.parse(request.pageToken, invalid: DiscoveryError.invalidPageToken)
+        let (_, entitlements) = try await tiers.entitlements(app: caller.app, tier: caller.tier)
+        let visibility = Discovery.LikesVisibility(rawValue: entitlements.seeWhoLikedYou.rawValue)
+        let (count, likes) = try await pool.withConnection { connection in
+            (try await LikesStore.count(of: account, app: caller.app, on: connection),
+             visibility == .blurred || visibility == .clear
+                ? try await LikesStore.list(of: account, app: caller.app, after: cursor, limit: pageSize + 1, on: connection)
+                : [])
+        }
+        let page = likes.prefix(pageSize)
+        var response = Discovery.LikesReceived()
+        response.count = Int32(clamping: count)
+        response.visibility = visibility == .unspecified ? .hidden : visibility
+        response.likes = page.map { like in
+            var received = Discovery.LikeReceived()
+            received.superLike = like.superLike
+            received.likedAt = Timestamp(microseconds: like.likedAt)
+            if visibility == .clear {
+                received.accountID = like.liker.uuidString.lowercased()
+                received.publicName = like.publicName
+                received.photoIDs = like.photoIDs
+            } else {
+                received.photoIDs = Array(like.photoIDs.prefix(1))
+            }
+            return received
+        }
+        if likes.count > pageSize, let last = page.last {
+            response.nextPageToken = PageCursor(microseconds: last.likedAt, id: last.liker).token
+        }
+        return response
+    }
+
+    /// Unix seconds of the next midnight in UTC, when daily allowances start again.
+    static func nextUTCMidnight(now: Date = Date()) -> Int64 {
+        let seconds = Int64(now.timeIntervalSince1970)
+        return (seconds / 86_400 + 1) * 86_400
+    }
+
+    static func quota(tier: String, _ entitlements: Membership.Entitlements, used: (likes: Int32, superLikes: Int32)) -> Discovery.Quota {
+        func remaining(_ limit: Int32, _ used: Int32) -> Int32 { limit < 0 ? -1 : max(0, limit - used) }
+        var quota = Discovery.Quota()
+        quota.likesRemaining = remaining(entitlements.likesPerDay, used.likes)
+        quota.superLikesRemaining = remaining(entitlements.superLikesPerDay, used.superLikes)
+        quota.resetsAt = Timestamp(seconds: nextUTCMidnight())
+        quota.tier = tier
+        return quota
+    }
+
+    static func name(of action: Discovery.SwipeAction) -> String {
+        switch action {
+        case .pass: "PASS"
+        case .like: "LIKE"
+        case .superLike: "SUPER_LIKE"
+        default: "UNSPECIFIED"
+        }
+    }
+}
+
+extension AuthenticatedAccount {
+    /// The caller's account id as a UUID; a token whose subject is not one is refused.
+    func accountUUID() throws(DiscoveryError) -> UUID {
+        guard let id = UUID(uuidString: accountID) else { throw .accountNotFound }
+        return id
+    }
+}

@@ -1,0 +1,41 @@
+import Foundation
+import Runtime
+
+/// Discovery's own settings, from the environment (a bad value stops start-up naming it).
+struct DiscoverySettings: Sendable {
+    /// Apps whose filters beyond the default radius need a tier with advanced_filters
+    /// (`RV_DISCOVERY_FILTER_GATED_APPS`, comma-separated; default ÉLITE). Elsewhere filters
+    /// are every member's deal-breakers (FirstDate).
+    var appsGatingFilters: Set<String> = ["elite"]
+    /// Apps whose access tokens discovery accepts (`RV_DISCOVERY_APPS`).
+    var apps: Set<String> = ["elite", "firstdate", "swivo", "unseen", "momento"]
+    /// Where identity answers (`RV_IDENTITY_ADDRESS`, host:port): signing keys, tiers, events.
+    var identityHost = "127.0.0.1"
+    var identityPort = 7101
+
+    static let gatedAppsVariable = "RV_DISCOVERY_FILTER_GATED_APPS"
+    static let appsVariable = "RV_DISCOVERY_APPS"
+    static let identityAddressVariable = "RV_IDENTITY_ADDRESS"
+
+    static func load(from environment: EnvironmentReader) throws(ConfigurationError) -> DiscoverySettings {
+        var settings = DiscoverySettings()
+        if let text = environment[gatedAppsVariable] { settings.appsGatingFilters = names(text) }
+        if let text = environment[appsVariable] {
+            settings.apps = names(text)
+            guard !settings.apps.isEmpty else { throw ConfigurationError(variable: appsVariable, message: "names no app") }
+        }
+        if let address = environment[identityAddressVariable] {
+            guard let colon = address.lastIndex(of: ":"), let port = Int(address[address.index(after: colon)...]),
+                  (1...65535).contains(port), colon != address.startIndex else {
+                throw ConfigurationError(variable: identityAddressVariable, message: "must be host:port")
+            }
+            settings.identityHost = String(address[..<colon])
+            settings.identityPort = port
+        }
+        return settings
+    }
+
+    private static func names(_ text: String) -> Set<String> {
+        Set(text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }.filter { !$0.isEmpty })
+    }
+}

@@ -1,0 +1,91 @@
+import Contracts
+import Foundation
+import Postgres
+
+/// The ranked feed in one query over the projection. Scores are integers, so a page token's
+/// (score, id) is an exact position:
+///   100 per shared tag; 250 when they super-liked the viewer, 150 when they liked;
+///   200 for a tier ranked first in discovery; 20 per day of activity in the last 14;
+///   minus 2 per kilometre.
+/// Every part is computed as of the feed's moment (`asOf`): likes and profiles that arrive
+/// later count only from a new first page.
+enum FeedStore {
+    struct Query: Sendable {
+        var viewer: UUID
+        var app: String
+        var asOf: Int64
+        var filters: FeedFilters
+        var priorityTiers: [String]
+        var after: FeedToken?
+        var limit: Int
+    }
+
+    struct Row: Sendable {
+        var card: Discovery.Card
+        var score: Int64
+    }
+
+    static func page(_ query: Query, on connection: Connection) async throws -> [Row] {
+        let rows = try await connection.query("""
+            WITH v AS (
+                SELECT coalesce(me.tags, '{}') AS tags, me.location,
+                       'epoch'::timestamptz + $3::int8 * interval '1 microsecond' AS as_of
+                FROM (SELECT 1) one LEFT JOIN discovery.profiles me ON me.account_id = $1
+            ), candidates AS (
+                SELECT p.account_id, p.public_name, p.birth_date, p.gender, p.bio, p.title, p.tags, p.neighborhood,
+                       p.photo_ids, p.verified, l.action AS liked, v.as_of,
+                       ARRAY(SELECT unnest(p.tags) INTERSECT SELECT unnest(v.tags) ORDER BY 1) AS shared,
+                       CASE WHEN v.location IS NULL OR p.location IS NULL THEN 0
+                            ELSE ST_Distance(p.location, v.location) END AS distance,
+                       (CASE WHEN p.tier = ANY($9::text[]) THEN 200 ELSE 0 END
+                        + CASE l.action WHEN 3 THEN 250 WHEN 2 THEN 150 ELSE 0 END
+                        + 20 * greatest(0, 14 - floor(greatest(0, extract(epoch FROM
+                              (v.as_of - coalesce(p.last_active_at, p.listed_at)))) / 86400))::int8
+                       ) AS base
+                FROM discovery.profiles p CROSS JOIN v
+                LEFT JOIN discovery.swipes l
+                  ON l.swiper_id = p.account_id AND l.target_id = $1 AND l.action >= 2 AND l.created_at <= v.as_of
+                WHERE p.app = $2 AND p.active AND p.account_id <> $1 AND p.listed_at <= v.as_of
+                  AND NOT EXISTS (SELECT 1 FROM discovery.swipes s WHERE s.swiper_id = $1 AND s.target_id = p.account_id)
+                  AND NOT EXISTS (SELECT 1 FROM discovery.blocks b
+                                  WHERE (b.blocker_id = $1 AND b.blocked_id = p.account_id)
+                                     OR (b.blocker_id = p.account_id AND b.blocked_id = $1))
+                  AND NOT EXISTS (SELECT 1 FROM discovery.reports r WHERE r.reporter_id = $1 AND r.reported_id = p.account_id)
+                  AND (v.location IS NULL OR (p.location IS NOT NULL AND ST_DWithin(p.location, v.location, $4::float8)))
+                  AND ($5::int4 IS NULL OR p.birth_date <= (v.as_of AT TIME ZONE 'UTC')::date - make_interval(years => $5::int4))
+                  AND ($6::int4 IS NULL OR p.birth_date > (v.as_of AT TIME ZONE 'UTC')::date - make_interval(years => $6::int4 + 1))
+                  AND ($7::int4[] IS NULL OR p.gender = ANY($7::int4[]))
+                  AND ($8::text[] IS NULL OR p.cuisines && $8::text[])
+            ), scored AS (
+                SELECT c.*, c.base + 100 * cardinality(c.shared) - 2 * floor(c.distance / 1000)::int8 AS score FROM candidates c
+            )
+            SELECT account_id, public_name, coalesce(date_part('year', age((as_of AT TIME ZONE 'UTC')::date, birth_date))::int4, 0),
+                   gender, bio, title, tags, shared, neighborhood, distance, photo_ids, verified, coalesce(liked = 3, false), score
+            FROM scored
+            WHERE $10::int8 IS NULL OR score < $10::int8 OR (score = $10::int8 AND account_id > $11::uuid)
+            ORDER BY score DESC, account_id
+            LIMIT $12
+            """,
+            [.uuid(query.viewer), .text(query.app), .int64(query.asOf), .double(query.filters.radiusMeters),
+             .int32(query.filters.minAge), .int32(query.filters.maxAge), .int32Array(query.filters.genders),
+             .textArray(query.filters.cuisines), .textArray(query.priorityTiers), .int64(query.after?.score),
+             .uuid(query.after?.id), .int(query.limit)])
+        return try rows.map { row in
+            var card = Discovery.Card()
+            card.accountID = try row.decode(0, as: UUID.self).uuidString.lowercased()
+            card.publicName = try row.decode(1)
+            card.age = try row.decode(2)
+            card.gender = Profiles.Gender(rawValue: try row.decode(3))
+            card.bio = try row.decode(4)
+            card.title = try row.decode(5)
+            card.tags = try row.decode(6)
+            card.sharedTags = try row.decode(7)
+            card.neighborhood = try row.decode(8)
+            card.distanceMeters = try row.decode(9)
+            card.photoIDs = try row.decode(10)
+            card.verified = try row.decode(11)
+            card.superLikedYou = try row.decode(12)
+            return Row(card: card, score: try row.decode(13))
+        }
+    }
+}

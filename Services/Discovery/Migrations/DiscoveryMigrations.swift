@@ -1,0 +1,83 @@
+import Postgres
+import Runtime
+
+/// Schema `discovery`: the profile projection fed by identity's events, swipes, matches, the
+/// daily allowance counters, the event cursor and discovery's own outbox.
+enum DiscoveryMigrations {
+    static func all() throws -> [Migration] {
+        let outbox = try Outbox(schema: "discovery")
+        return [
+            Migration(version: 1, name: "profile projection", sql: """
+                CREATE TABLE discovery.profiles (
+                    account_id uuid PRIMARY KEY,
+                    app text NOT NULL,
+                    active boolean NOT NULL DEFAULT false,
+                    public_name text NOT NULL DEFAULT '',
+                    gender integer NOT NULL DEFAULT 0,
+                    birth_date date,
+                    bio text NOT NULL DEFAULT '',
+                    title text NOT NULL DEFAULT '',
+                    tags text[] NOT NULL DEFAULT '{}',
+                    interests text[] NOT NULL DEFAULT '{}',
+                    cuisines text[] NOT NULL DEFAULT '{}',
+                    neighborhood text NOT NULL DEFAULT '',
+                    location geography(Point, 4326),
+                    photo_ids text[] NOT NULL DEFAULT '{}',
+                    verified boolean NOT NULL DEFAULT false,
+                    tier text NOT NULL DEFAULT '',
+                    last_active_at timestamptz,
+                    -- When the profile first appeared here: feeds fix their moment, so later
+                    -- arrivals do not shift pages still to come.
+                    listed_at timestamptz NOT NULL DEFAULT now(),
+                    updated_at timestamptz NOT NULL DEFAULT now()
+                );
+                CREATE INDEX profiles_by_app ON discovery.profiles (app) WHERE active;
+                CREATE INDEX profiles_by_location ON discovery.profiles USING gist (location) WHERE active;
+                CREATE TABLE discovery.blocks (
+                    blocker_id uuid NOT NULL,
+                    blocked_id uuid NOT NULL,
+                    PRIMARY KEY (blocker_id, blocked_id)
+                );
+                CREATE INDEX blocks_by_blocked ON discovery.blocks (blocked_id);
+                CREATE TABLE discovery.reports (
+                    reporter_id uuid NOT NULL,
+                    reported_id uuid NOT NULL,
+                    PRIMARY KEY (reporter_id, reported_id)
+                );
+                """),
+            Migration(version: 2, name: "swipes and matches", sql: """
+                CREATE TABLE discovery.swipes (
+                    swiper_id uuid NOT NULL,
+                    target_id uuid NOT NULL,
+                    app text NOT NULL,
+                    action smallint NOT NULL CHECK (action BETWEEN 1 AND 3),
+                    created_at timestamptz NOT NULL DEFAULT now(),
+                    PRIMARY KEY (swiper_id, target_id)
+                );
+                CREATE INDEX swipes_likes_by_target ON discovery.swipes (target_id, created_at DESC) WHERE action >= 2;
+                CREATE TABLE discovery.matches (
+                    id uuid PRIMARY KEY,
+                    app text NOT NULL,
+                    account_low uuid NOT NULL,
+                    account_high uuid NOT NULL,
+                    super_like boolean NOT NULL DEFAULT false,
+                    created_at timestamptz NOT NULL DEFAULT now(),
+                    ended_at timestamptz,
+                    ended_by uuid,
+                    end_reason smallint,
+                    CHECK (account_low < account_high),
+                    UNIQUE (account_low, account_high)
+                );
+                CREATE INDEX matches_by_high ON discovery.matches (account_high);
+                CREATE TABLE discovery.daily_usage (
+                    account_id uuid NOT NULL,
+                    day date NOT NULL,
+                    likes integer NOT NULL DEFAULT 0,
+                    super_likes integer NOT NULL DEFAULT 0,
+                    PRIMARY KEY (account_id, day)
+                );
+                """),
+            Migration(version: 3, name: "event cursors", sql: EventConsumer.ddl(schema: "discovery")),
+        ] + outbox.migrations(from: 4) + [outbox.occurredAtIndexMigration(version: 6)]
+    }
+}

@@ -1,0 +1,96 @@
+import Contracts
+import Foundation
+import Postgres
+import Runtime
+
+/// Discovery's copy of what ranking needs, kept from identity's events (applied exactly once
+/// by an `EventConsumer`, in identity's commit order). A fresh instance backfills by following
+/// identity's stream from its beginning: the consumer's cursor starts at 0.
+struct ProfileProjection: Sendable {
+    let matches: MatchStore
+
+    /// The identity events discovery follows.
+    static let eventTypes = ["ProfileUpdated", "TierChanged", "UserBlocked", "UserUnblocked", "UserReported", "AccountDeleted"]
+
+    func apply(_ event: Events.Event, on connection: Connection) async throws {
+        switch event.type {
+        case "ProfileUpdated":
+            try await upsert(try Profiles.Profile(serializedBytes: event.payload), on: connection)
+        case "TierChanged":
+            let change = try Membership.TierChanged(serializedBytes: event.payload)
+            guard let account = UUID(uuidString: change.accountID) else { return }
+            _ = try await connection.execute("""
+                INSERT INTO discovery.profiles (account_id, app, tier) VALUES ($1, $2, $3)
+                ON CONFLICT (account_id) DO UPDATE SET tier = EXCLUDED.tier
+                """, [.uuid(account), .text(event.app), .text(change.tier)])
+        case "UserBlocked":
+            let block = try Safety.UserBlocked(serializedBytes: event.payload)
+            guard let blocker = UUID(uuidString: block.blockerID), let blocked = UUID(uuidString: block.blockedID) else { return }
+            _ = try await connection.execute("""
+                INSERT INTO discovery.blocks (blocker_id, blocked_id) VALUES ($1, $2) ON CONFLICT DO NOTHING
+                """, [.uuid(blocker), .uuid(blocked)])
+            try await matches.end(between: blocker, and: blocked, by: blocker, reason: .blocked, app: event.app, on: connection)
+        case "UserUnblocked":
+            let unblock = try Safety.UserUnblocked(serializedBytes: event.payload)
+            guard let blocker = UUID(uuidString: unblock.blockerID), let blocked = UUID(uuidString: unblock.blockedID) else { return }
+            _ = try await connection.execute("DELETE FROM discovery.blocks WHERE blocker_id = $1 AND blocked_id = $2",
+                                             [.uuid(blocker), .uuid(blocked)])
+        case "UserReported":
+            let report = try Safety.UserReported(serializedBytes: event.payload)
+            guard let reporter = UUID(uuidString: report.reporterID), let reported = UUID(uuidString: report.reportedID) else { return }
+            _ = try await connection.execute("""
+                INSERT INTO discovery.reports (reporter_id, reported_id) VALUES ($1, $2) ON CONFLICT DO NOTHING
+                """, [.uuid(reporter), .uuid(reported)])
+        case "AccountDeleted":
+            let deletion = try Identity.AccountDeleted(serializedBytes: event.payload)
+            guard let account = UUID(uuidString: deletion.accountID) else { return }
+            try await purge(account, app: event.app, on: connection)
+        default:
+            return
+        }
+    }
+
+    /// ProfileUpdated carries the owner's full view: every field is replaced, the tier kept.
+    private func upsert(_ profile: Profiles.Profile, on connection: Connection) async throws {
+        guard let account = UUID(uuidString: profile.accountID) else { return }
+        let birth = profile.birthDate.flatMap { date -> String? in
+            guard date.year > 0, (1...12).contains(date.month), (1...31).contains(date.day) else { return nil }
+            return String(format: "%04d-%02d-%02d", date.year, date.month, date.day)
+        }
+        let location = profile.location
+        _ = try await connection.execute("""
+            INSERT INTO discovery.profiles (account_id, app, active, public_name, gender, birth_date, bio, title, tags,
+                                            interests, cuisines, neighborhood, location, photo_ids, verified,
+                                            last_active_at, updated_at)
+            VALUES ($1, $2, $3, $4, $5, $6::date, $7, $8, $9, $10, $11, $12,
+                    CASE WHEN $13::float8 IS NULL THEN NULL
+                         ELSE ST_SetSRID(ST_MakePoint($14::float8, $13::float8), 4326)::geography END,
+                    $15, $16, 'epoch'::timestamptz + $17::int8 * interval '1 microsecond', now())
+            ON CONFLICT (account_id) DO UPDATE SET
+                active = EXCLUDED.active, public_name = EXCLUDED.public_name, gender = EXCLUDED.gender,
+                birth_date = EXCLUDED.birth_date, bio = EXCLUDED.bio, title = EXCLUDED.title, tags = EXCLUDED.tags,
+                interests = EXCLUDED.interests, cuisines = EXCLUDED.cuisines, neighborhood = EXCLUDED.neighborhood,
+                location = EXCLUDED.location, photo_ids = EXCLUDED.photo_ids, verified = EXCLUDED.verified,
+                last_active_at = EXCLUDED.last_active_at, updated_at = now()
+            """, [.uuid(account), .text(profile.app), .bool(profile.active), .text(profile.publicName),
+                  .int32(profile.gender.rawValue), .text(birth), .text(profile.bio), .text(profile.title),
+                  .textArray(profile.tags), .textArray(profile.interests), .textArray(profile.preferredCuisines),
+                  .text(profile.neighborhood), .double(location?.latitude), .double(location?.longitude),
+                  .textArray(profile.photoIDs), .bool(profile.verified),
+                  .int64(profile.lastActiveAt.map { $0.seconds * 1_000_000 + Int64($0.nanos / 1000) })])
+    }
+
+    /// A deleted account leaves nothing behind: its matches end (MatchEnded, for messaging),
+    /// then its profile, swipes (both ways), blocks, reports, matches and counters go.
+    private func purge(_ account: UUID, app: String, on connection: Connection) async throws {
+        try await matches.endAll(of: account, app: app, on: connection)
+        _ = try await connection.execute("""
+            WITH p AS (DELETE FROM discovery.profiles WHERE account_id = $1),
+                 s AS (DELETE FROM discovery.swipes WHERE swiper_id = $1 OR target_id = $1),
+                 b AS (DELETE FROM discovery.blocks WHERE blocker_id = $1 OR blocked_id = $1),
+                 r AS (DELETE FROM discovery.reports WHERE reporter_id = $1 OR reported_id = $1),
+                 u AS (DELETE FROM discovery.daily_usage WHERE account_id = $1)
+            DELETE FROM discovery.matches WHERE account_low = $1 OR account_high = $1
+            """, [.uuid(account)])
+    }
+}

@@ -1,0 +1,130 @@
+import Contracts
+import Foundation
+import Postgres
+import RPC
+import TestSupport
+import Testing
+
+/// One signed-in person: their account and access token, and typed calls as them.
+struct Member: Sendable {
+    let id: String
+    let app: String
+    let token: String
+
+    var bearer: CallOptions { .bearer(token, timeout: .seconds(10)) }
+}
+
+/// Signs people up through identity and writes their profiles, then waits until discovery's
+/// projection has them (it follows identity's events).
+struct DiscoveryMembers: Sendable {
+    let identity: IdentityClient
+    let profiles: ProfilesClient
+    let safety: SafetyClient
+    let discovery: DiscoveryClient
+    let admin: PostgresPool
+
+    static func make() async throws -> DiscoveryMembers {
+        let identity = RPCClient(host: "127.0.0.1", port: try DiscoveryHarness.identityPort)
+        let discovery = RPCClient(host: "127.0.0.1", port: try DiscoveryHarness.discoveryPort)
+        return DiscoveryMembers(identity: IdentityClient(client: identity), profiles: ProfilesClient(client: identity),
+                                safety: SafetyClient(client: identity), discovery: DiscoveryClient(client: discovery),
+                                admin: try await TestDatabase.makeAdminPool())
+    }
+
+    func close() {
+        identity.client.close()
+        discovery.client.close()
+        admin.close()
+    }
+
+    /// A new person of `app` (an anonymous device account where the app offers one, else an
+    /// email account) with a saved profile: `tags`, `location` (latitude, longitude), born
+    /// `age` years ago, `active`.
+    func join(_ app: String, tags: [String] = [], location: (Double, Double)? = nil, age: Int32 = 30,
+              gender: Profiles.Gender = .female, cuisines: [String] = [], active: Bool = true) async throws -> Member {
+        let session: Identity.AuthSession
+        if app == "elite" || app == "firstdate" {
+            session = try await identity.signUpWithEmail(.init(app: app, email: "\(TestDatabase.uniqueName("disc"))@example.com",
+                                                               password: "correct horse battery staple", deviceName: "tests"))
+        } else {
+            session = try await identity.signInAnonymously(.init(app: app, deviceName: "tests"))
+        }
+        let member = Member(id: try #require(session.account).id, app: app, token: session.accessToken)
+        var fields = Profiles.ProfileFields()
+        fields.displayName = "Person \(member.id.prefix(4))"
+        fields.bio = "hello"
+        fields.tags = tags
+        fields.preferredCuisines = cuisines
+        fields.gender = gender
+        fields.active = active
+        let year = Int32(Calendar(identifier: .gregorian).component(.year, from: Date())) - age
+        fields.birthDate = Profiles.CalendarDate(year: year, month: 1, day: 1)
+        if let (latitude, longitude) = location { fields.location = Profiles.GeoPoint(latitude: latitude, longitude: longitude) }
+        var mask = ["display_name", "bio", "tags", "preferred_cuisines", "gender", "active", "birth_date"]
+        if location != nil { mask.append("location") }
+        _ = try await profiles.updateProfile(.init(fields: fields, updateMask: mask), options: member.bearer)
+        try await waitForProjection(of: member.id) { row in try row.decode(0, as: Bool.self) == active }
+        return member
+    }
+
+    /// Waits (up to 15 s) until discovery's copy of `account` satisfies `condition` (given the
+    /// row `active, tier`); fails the test when it never does.
+    func waitForProjection(of account: String, timeout: Duration = .seconds(15),
+                           _ condition: @Sendable (PostgresRow) throws -> Bool = { _ in true }) async throws {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            let rows = try await admin.withConnection { connection in
+                try await connection.query("SELECT active, tier FROM discovery.profiles WHERE account_id = $1::uuid",
+                                           [.text(account)])
+            }
+            if let row = rows.first, try condition(row) { return }
+            try await Task.sleep(for: .milliseconds(25))
+        }
+        Issue.record("discovery never saw the expected profile of \(account)")
+    }
+
+    /// Waits until discovery has applied every identity event committed so far.
+    func waitForDiscoveryToCatchUp(timeout: Duration = .seconds(15)) async throws {
+        let deadline = ContinuousClock.now + timeout
+        let end = try await admin.withConnection { connection in
+            try await connection.query("SELECT coalesce(max(cursor), 0) FROM identity.outbox")[0].decode(0, as: Int64.self)
+        }
+        while ContinuousClock.now < deadline {
+            let cursor = try await admin.withConnection { connection in
+                try await connection.query("SELECT coalesce(max(cursor), 0) FROM discovery.event_cursors WHERE source = 'identity'")[0]
+                    .decode(0, as: Int64.self)
+            }
+            if cursor >= end { return }
+            try await Task.sleep(for: .milliseconds(25))
+        }
+        Issue.record("discovery did not catch up with identity's events")
+    }
+
+    /// Every card of `member`'s feed, page by page.
+    func feed(of member: Member, pageSize: Int32 = 50, filters: Discovery.FeedFilters? = nil) async throws -> [Discovery.Card] {
+        var cards: [Discovery.Card] = []
+        var token = ""
+        repeat {
+            let page = try await discovery.getFeed(.init(pageSize: pageSize, pageToken: token, filters: filters), options: member.bearer)
+            cards += page.cards
+            token = page.nextPageToken
+        } while !token.isEmpty
+        return cards
+    }
+
+    func swipe(_ member: Member, _ action: Discovery.SwipeAction, on other: Member) async throws -> Discovery.SwipeResponse {
+        try await discovery.swipe(.init(accountID: other.id, action: action), options: member.bearer)
+    }
+}
+
+/// The reason of a call that must fail.
+func reason(of call: () async throws -> Void) async -> (code: StatusCode, reason: String?)? {
+    do {
+        try await call()
+        return nil
+    } catch let error as RPCError {
+        return (error.code, error.reason)
+    } catch {
+        return nil
+    }
+}
