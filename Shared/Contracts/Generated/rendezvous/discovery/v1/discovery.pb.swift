@@ -852,6 +852,17 @@ public enum Discovery {
         public static let userNotFound = ErrorReason(rawValue: 12)
         /// The tiers' allowances could not be read from identity.
         public static let identityUnavailable = ErrorReason(rawValue: 13)
+        /// Group sessions (sessions.proto).
+        public static let categoryNotFound = ErrorReason(rawValue: 14)
+        public static let invalidJoinCode = ErrorReason(rawValue: 15)
+        public static let invalidQuorum = ErrorReason(rawValue: 16)
+        public static let invalidSessionID = ErrorReason(rawValue: 17)
+        public static let notSessionCreator = ErrorReason(rawValue: 18)
+        public static let optionNotFound = ErrorReason(rawValue: 19)
+        public static let sessionClosed = ErrorReason(rawValue: 20)
+        public static let sessionFull = ErrorReason(rawValue: 21)
+        public static let sessionNotFound = ErrorReason(rawValue: 22)
+        public static let invalidStatus = ErrorReason(rawValue: 23)
 
         /// The reason as ErrorInfo.reason spells it; nil for a number this contract does not know.
         public var name: String? {
@@ -869,6 +880,16 @@ public enum Discovery {
             case 11: "QUOTA_EXCEEDED"
             case 12: "USER_NOT_FOUND"
             case 13: "IDENTITY_UNAVAILABLE"
+            case 14: "CATEGORY_NOT_FOUND"
+            case 15: "INVALID_JOIN_CODE"
+            case 16: "INVALID_QUORUM"
+            case 17: "INVALID_SESSION_ID"
+            case 18: "NOT_SESSION_CREATOR"
+            case 19: "OPTION_NOT_FOUND"
+            case 20: "SESSION_CLOSED"
+            case 21: "SESSION_FULL"
+            case 22: "SESSION_NOT_FOUND"
+            case 23: "INVALID_STATUS"
             default: nil
             }
         }
@@ -889,6 +910,16 @@ public enum Discovery {
             case 11: .resourceExhausted
             case 12: .notFound
             case 13: .unavailable
+            case 14: .notFound
+            case 15: .notFound
+            case 16: .invalidArgument
+            case 17: .invalidArgument
+            case 18: .permissionDenied
+            case 19: .notFound
+            case 20: .failedPrecondition
+            case 21: .failedPrecondition
+            case 22: .notFound
+            case 23: .invalidArgument
             default: .unknown
             }
         }
@@ -909,6 +940,16 @@ public enum Discovery {
             case "QUOTA_EXCEEDED": self = .quotaExceeded
             case "USER_NOT_FOUND": self = .userNotFound
             case "IDENTITY_UNAVAILABLE": self = .identityUnavailable
+            case "CATEGORY_NOT_FOUND": self = .categoryNotFound
+            case "INVALID_JOIN_CODE": self = .invalidJoinCode
+            case "INVALID_QUORUM": self = .invalidQuorum
+            case "INVALID_SESSION_ID": self = .invalidSessionID
+            case "NOT_SESSION_CREATOR": self = .notSessionCreator
+            case "OPTION_NOT_FOUND": self = .optionNotFound
+            case "SESSION_CLOSED": self = .sessionClosed
+            case "SESSION_FULL": self = .sessionFull
+            case "SESSION_NOT_FOUND": self = .sessionNotFound
+            case "INVALID_STATUS": self = .invalidStatus
             default: return nil
             }
         }
