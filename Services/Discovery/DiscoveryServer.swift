@@ -19,11 +19,13 @@ struct DiscoveryServer: Sendable {
         let discovery = DiscoveryService(pool: pool, tiers: TierCatalog(client: MembershipClient(client: identity)),
                                          matches: matches, settings: settings)
         let events = EventStreamService(outbox: outbox, pool: pool, notifier: notifier)
+        let sessions = GroupSessionsService(pool: pool, store: SessionStore(outbox: outbox, inviteLinkBase: settings.inviteLinkBase),
+                                            events: events)
         let serviceInterceptor = ServiceAuthInterceptor(credentials: accepted, methods: EventStreamService.internalMethods)
         let verifier = AccessTokenVerifier(configuration: .init(apps: settings.apps),
                                            source: IdentitySigningKeySource(client: IdentityClient(client: identity)))
         let auth = AuthInterceptor(verifier: verifier, publicMethods: serviceInterceptor.guardedMethods, revocations: revocations)
-        services = [discovery, events]
+        services = [discovery, sessions, events]
         interceptors = [serviceInterceptor, auth]
         projection = ProfileProjection(matches: matches)
     }

@@ -12,10 +12,14 @@ struct DiscoverySettings: Sendable {
     /// Where identity answers (`RV_IDENTITY_ADDRESS`, host:port): signing keys, tiers, events.
     var identityHost = "127.0.0.1"
     var identityPort = 7101
+    /// What a session's invite code is appended to for its share link
+    /// (`RV_DISCOVERY_INVITE_LINK_BASE`; default Swivo's universal link).
+    var inviteLinkBase = "https://swivo.app/join/"
 
     static let gatedAppsVariable = "RV_DISCOVERY_FILTER_GATED_APPS"
     static let appsVariable = "RV_DISCOVERY_APPS"
     static let identityAddressVariable = "RV_IDENTITY_ADDRESS"
+    static let inviteLinkBaseVariable = "RV_DISCOVERY_INVITE_LINK_BASE"
 
     static func load(from environment: EnvironmentReader) throws(ConfigurationError) -> DiscoverySettings {
         var settings = DiscoverySettings()
@@ -23,6 +27,12 @@ struct DiscoverySettings: Sendable {
         if let text = environment[appsVariable] {
             settings.apps = names(text)
             guard !settings.apps.isEmpty else { throw ConfigurationError(variable: appsVariable, message: "names no app") }
+        }
+        if let base = environment[inviteLinkBaseVariable] {
+            guard base.contains("://") else {
+                throw ConfigurationError(variable: inviteLinkBaseVariable, message: "must be a URL prefix such as https://example.com/join/")
+            }
+            settings.inviteLinkBase = base
         }
         if let address = environment[identityAddressVariable] {
             guard let colon = address.lastIndex(of: ":"), let port = Int(address[address.index(after: colon)...]),

@@ -78,6 +78,53 @@ enum DiscoveryMigrations {
                 );
                 """),
             Migration(version: 3, name: "event cursors", sql: EventConsumer.ddl(schema: "discovery")),
-        ] + outbox.migrations(from: 4) + [outbox.occurredAtIndexMigration(version: 6)]
+        ] + outbox.migrations(from: 4) + [outbox.occurredAtIndexMigration(version: 6), groupSessions, SessionCatalog.seed]
     }
+
+    /// Swivo's group sessions: categories and their options (seeded by `SessionCatalog`), sessions
+    /// with their quorum and invite code, participants, and likes (dislikes are not stored).
+    static let groupSessions = Migration(version: 7, name: "group sessions", sql: """
+        CREATE TABLE discovery.categories (
+            id text PRIMARY KEY,
+            name text NOT NULL,
+            icon text NOT NULL DEFAULT '',
+            position integer NOT NULL
+        );
+        CREATE TABLE discovery.options (
+            id text PRIMARY KEY,
+            category_id text NOT NULL REFERENCES discovery.categories (id),
+            label text NOT NULL,
+            image_url text NOT NULL DEFAULT '',
+            position integer NOT NULL
+        );
+        CREATE INDEX options_by_category ON discovery.options (category_id, position);
+        CREATE TABLE discovery.group_sessions (
+            id uuid PRIMARY KEY,
+            app text NOT NULL,
+            category_id text NOT NULL REFERENCES discovery.categories (id),
+            quorum smallint NOT NULL CHECK (quorum BETWEEN 2 AND 5),
+            status smallint NOT NULL DEFAULT 1 CHECK (status BETWEEN 1 AND 3),
+            invite_code text NOT NULL,
+            creator_id uuid NOT NULL,
+            matched_option_id text REFERENCES discovery.options (id),
+            created_at timestamptz NOT NULL DEFAULT now(),
+            updated_at timestamptz NOT NULL DEFAULT now(),
+            ended_at timestamptz,
+            UNIQUE (app, invite_code)
+        );
+        CREATE TABLE discovery.session_participants (
+            session_id uuid NOT NULL REFERENCES discovery.group_sessions (id) ON DELETE CASCADE,
+            account_id uuid NOT NULL,
+            joined_at timestamptz NOT NULL DEFAULT now(),
+            PRIMARY KEY (session_id, account_id)
+        );
+        CREATE INDEX session_participants_by_account ON discovery.session_participants (account_id);
+        CREATE TABLE discovery.session_likes (
+            session_id uuid NOT NULL REFERENCES discovery.group_sessions (id) ON DELETE CASCADE,
+            option_id text NOT NULL REFERENCES discovery.options (id),
+            account_id uuid NOT NULL,
+            created_at timestamptz NOT NULL DEFAULT now(),
+            PRIMARY KEY (session_id, option_id, account_id)
+        );
+        """)
 }

@@ -81,7 +81,8 @@ struct ProfileProjection: Sendable {
     }
 
     /// A deleted account leaves nothing behind: its matches end (MatchEnded, for messaging),
-    /// then its profile, swipes (both ways), blocks, reports, matches and counters go.
+    /// then its profile, swipes (both ways), blocks, reports, matches, counters and its part in
+    /// group sessions go.
     private func purge(_ account: UUID, app: String, on connection: Connection) async throws {
         try await matches.endAll(of: account, app: app, on: connection)
         _ = try await connection.execute("""
@@ -89,7 +90,9 @@ struct ProfileProjection: Sendable {
                  s AS (DELETE FROM discovery.swipes WHERE swiper_id = $1 OR target_id = $1),
                  b AS (DELETE FROM discovery.blocks WHERE blocker_id = $1 OR blocked_id = $1),
                  r AS (DELETE FROM discovery.reports WHERE reporter_id = $1 OR reported_id = $1),
-                 u AS (DELETE FROM discovery.daily_usage WHERE account_id = $1)
+                 u AS (DELETE FROM discovery.daily_usage WHERE account_id = $1),
+                 l AS (DELETE FROM discovery.session_likes WHERE account_id = $1),
+                 sp AS (DELETE FROM discovery.session_participants WHERE account_id = $1)
             DELETE FROM discovery.matches WHERE account_low = $1 OR account_high = $1
             """, [.uuid(account)])
     }
