@@ -71,7 +71,10 @@ package struct PostgresConfiguration: Sendable, CustomStringConvertible {
 
     /// libpq keywords and values for `PQconnectdbParams`.
     var connectionParameters: [(String, String)] {
-        var options = "-c TimeZone=UTC"
+        // jit off: our statements are short OLTP queries, and Postgres' cost estimates (a PostGIS
+        // filter makes them huge) would otherwise spend hundreds of milliseconds compiling one
+        // (a 100k-profile feed query: 490 ms with JIT, 90 ms without).
+        var options = "-c TimeZone=UTC -c jit=off"
         if let statementTimeout {
             options += " -c statement_timeout=\(Self.milliseconds(statementTimeout))"
         }

@@ -25,24 +25,37 @@ enum FeedStore {
         var score: Int64
     }
 
-    static func page(_ query: Query, on connection: Connection) async throws -> [Row] {
+    /// The viewer's own tags and location (latitude, longitude), from the projection.
+    static func viewer(_ account: UUID, on connection: Connection) async throws -> (tags: [String], location: (Double, Double)?) {
         let rows = try await connection.query("""
-            WITH v AS (
-                SELECT coalesce(me.tags, '{}') AS tags, me.location,
-                       'epoch'::timestamptz + $3::int8 * interval '1 microsecond' AS as_of
-                FROM (SELECT 1) one LEFT JOIN discovery.profiles me ON me.account_id = $1
+            SELECT tags, ST_Y(location::geometry), ST_X(location::geometry) FROM discovery.profiles WHERE account_id = $1
+            """, [.uuid(account)])
+        guard let row = rows.first else { return ([], nil) }
+        let latitude = try row.decode(1, as: Double?.self)
+        let longitude = try row.decode(2, as: Double?.self)
+        return (try row.decode(0), latitude.flatMap { latitude in longitude.map { (latitude, $0) } })
+    }
+
+    static func page(_ query: Query, on connection: Connection) async throws -> [Row] {
+        let viewer = try await viewer(query.viewer, on: connection)
+        // The viewer's point is a parameter, so ST_DWithin uses the GiST index; distances are
+        // on the sphere (the spheroid costs twice as much for metres nobody sees).
+        let rows = try await connection.query("""
+            WITH v AS MATERIALIZED (
+                SELECT 'epoch'::timestamptz + $3::int8 * interval '1 microsecond' AS as_of,
+                       CASE WHEN $14::float8 IS NULL THEN NULL
+                            ELSE ST_SetSRID(ST_MakePoint($15::float8, $14::float8), 4326)::geography END AS location
             ), candidates AS (
                 SELECT p.account_id, p.public_name, p.birth_date, p.gender, p.bio, p.title, p.tags, p.neighborhood,
                        p.photo_ids, p.verified, l.action AS liked, v.as_of,
-                       ARRAY(SELECT unnest(p.tags) INTERSECT SELECT unnest(v.tags) ORDER BY 1) AS shared,
                        CASE WHEN v.location IS NULL OR p.location IS NULL THEN 0
-                            ELSE ST_Distance(p.location, v.location) END AS distance,
+                            ELSE ST_Distance(p.location, v.location, false) END AS distance,
                        (CASE WHEN p.tier = ANY($9::text[]) THEN 200 ELSE 0 END
                         + CASE l.action WHEN 3 THEN 250 WHEN 2 THEN 150 ELSE 0 END
                         + 20 * greatest(0, 14 - floor(greatest(0, extract(epoch FROM
                               (v.as_of - coalesce(p.last_active_at, p.listed_at)))) / 86400))::int8
                        ) AS base
-                FROM discovery.profiles p CROSS JOIN v
+                FROM v CROSS JOIN discovery.profiles p
                 LEFT JOIN discovery.swipes l
                   ON l.swiper_id = p.account_id AND l.target_id = $1 AND l.action >= 2 AND l.created_at <= v.as_of
                 WHERE p.app = $2 AND p.active AND p.account_id <> $1 AND p.listed_at <= v.as_of
@@ -51,16 +64,21 @@ enum FeedStore {
                                   WHERE (b.blocker_id = $1 AND b.blocked_id = p.account_id)
                                      OR (b.blocker_id = p.account_id AND b.blocked_id = $1))
                   AND NOT EXISTS (SELECT 1 FROM discovery.reports r WHERE r.reporter_id = $1 AND r.reported_id = p.account_id)
-                  AND (v.location IS NULL OR (p.location IS NOT NULL AND ST_DWithin(p.location, v.location, $4::float8)))
+                  AND ($14::float8 IS NULL
+                       OR (p.location IS NOT NULL AND ST_DWithin(p.location,
+                           ST_SetSRID(ST_MakePoint($15::float8, $14::float8), 4326)::geography, $4::float8, false)))
                   AND ($5::int4 IS NULL OR p.birth_date <= (v.as_of AT TIME ZONE 'UTC')::date - make_interval(years => $5::int4))
                   AND ($6::int4 IS NULL OR p.birth_date > (v.as_of AT TIME ZONE 'UTC')::date - make_interval(years => $6::int4 + 1))
                   AND ($7::int4[] IS NULL OR p.gender = ANY($7::int4[]))
                   AND ($8::text[] IS NULL OR p.cuisines && $8::text[])
             ), scored AS (
-                SELECT c.*, c.base + 100 * cardinality(c.shared) - 2 * floor(c.distance / 1000)::int8 AS score FROM candidates c
+                SELECT c.*, c.base + 100 * (SELECT count(*) FROM unnest(c.tags) t WHERE t = ANY($13::text[]))
+                            - 2 * floor(c.distance / 1000)::int8 AS score
+                FROM candidates c
             )
             SELECT account_id, public_name, coalesce(date_part('year', age((as_of AT TIME ZONE 'UTC')::date, birth_date))::int4, 0),
-                   gender, bio, title, tags, shared, neighborhood, distance, photo_ids, verified, coalesce(liked = 3, false), score
+                   gender, bio, title, tags, ARRAY(SELECT t FROM unnest(tags) t WHERE t = ANY($13::text[]) ORDER BY t),
+                   neighborhood, distance, photo_ids, verified, coalesce(liked = 3, false), score
             FROM scored
             WHERE $10::int8 IS NULL OR score < $10::int8 OR (score = $10::int8 AND account_id > $11::uuid)
             ORDER BY score DESC, account_id
@@ -69,7 +87,8 @@ enum FeedStore {
             [.uuid(query.viewer), .text(query.app), .int64(query.asOf), .double(query.filters.radiusMeters),
              .int32(query.filters.minAge), .int32(query.filters.maxAge), .int32Array(query.filters.genders),
              .textArray(query.filters.cuisines), .textArray(query.priorityTiers), .int64(query.after?.score),
-             .uuid(query.after?.id), .int(query.limit)])
+             .uuid(query.after?.id), .int(query.limit), .textArray(viewer.tags), .double(viewer.location?.0),
+             .double(viewer.location?.1)])
         return try rows.map { row in
             var card = Discovery.Card()
             card.accountID = try row.decode(0, as: UUID.self).uuidString.lowercased()
