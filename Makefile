@@ -64,11 +64,12 @@ run: release db-start
 
 ## bench: RPC benchmarks over the wire (h2load): throughput, latency percentiles, CPU and memory;
 ## then the DB-backed RPC next to pgbench on the same cluster; then identity's sign-in, refresh
-## and read workloads (identity-bench, our own gRPC client).
+## and read workloads (identity-bench, our own gRPC client); then discovery's feed over 100k profiles.
 bench: release db-start
 	python3 Tests/Benchmarks/rpc_bench.py
 	python3 Tests/Benchmarks/db_bench.py
 	python3 Tests/Benchmarks/identity_bench.py
+	python3 Tests/Benchmarks/discovery_bench.py
 
 ## fuzz: libFuzzer on the protobuf decoder and the gRPC deframer for FUZZ_SECONDS.
 fuzz: deps

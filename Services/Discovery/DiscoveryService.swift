@@ -28,7 +28,7 @@ struct DiscoveryService: DiscoveryProvider {
         let asOf = after?.asOf ?? Int64(Date().timeIntervalSince1970 * 1_000_000)
         let query = FeedStore.Query(viewer: viewer, app: caller.app, asOf: asOf, filters: filters, priorityTiers: priority,
                                     after: after, limit: pageSize + 1)
-        let rows = try await pool.withConnection { try await FeedStore.page(query, on: $0) }
+        let rows = try await pool.withTransaction { try await FeedStore.page(query, on: $0) }
         let page = rows.prefix(pageSize)
         var response = Discovery.GetFeedResponse(cards: page.map(\.card))
         if rows.count > pageSize, let last = page.last, let id = UUID(uuidString: last.card.accountID) {
@@ -97,9 +97,7 @@ struct DiscoveryService: DiscoveryProvider {
         -> Discovery.ListMatchesResponse {
         let caller = try context.requireAccount()
         let account = try caller.accountUUID()
-        let pageSize = try PageCursor.pageSize(request.pageSize, defaultSize: 50, maximumSize: 100,
-                                               invalid: DiscoveryError.invalidPageSize)
-        let cursor = try PageCursor.parse(request.pageToken, invalid: DiscoveryError.invalidPageToken)
+        let (pageSize, cursor) = try Self.page(request.pageSize, request.pageToken)
         let entries = try await pool.withConnection { connection in
             try await matches.list(of: account, after: cursor, limit: pageSize + 1, on: connection)
         }
@@ -126,9 +124,7 @@ struct DiscoveryService: DiscoveryProvider {
         -> Discovery.LikesReceived {
         let caller = try context.requireAccount()
         let account = try caller.accountUUID()
-        let pageSize = try PageCursor.pageSize(request.pageSize, defaultSize: 50, maximumSize: 100,
-                                               invalid: DiscoveryError.invalidPageSize)
-        let cursor = try PageCursor.parse(request.pageToken, invalid: DiscoveryError.invalidPageToken)
+        let (pageSize, cursor) = try Self.page(request.pageSize, request.pageToken)
         let (_, entitlements) = try await tiers.entitlements(app: caller.app, tier: caller.tier)
         let visibility = Discovery.LikesVisibility(rawValue: entitlements.seeWhoLikedYou.rawValue)
         let (count, likes) = try await pool.withConnection { connection in
@@ -158,6 +154,12 @@ struct DiscoveryService: DiscoveryProvider {
             response.nextPageToken = PageCursor(microseconds: last.likedAt, id: last.liker).token
         }
         return response
+    }
+
+    /// A list's page size (0: 50, at most 100) and where it resumes, or their reasons.
+    static func page(_ size: Int32, _ token: String) throws(DiscoveryError) -> (size: Int, after: PageCursor?) {
+        (try PageCursor.pageSize(size, defaultSize: 50, maximumSize: 100, invalid: DiscoveryError.invalidPageSize),
+         try PageCursor.parse(token, invalid: DiscoveryError.invalidPageToken))
     }
 
     /// Unix seconds of the next midnight in UTC, when daily allowances start again.

@@ -2,8 +2,8 @@ import Contracts
 import Foundation
 import Postgres
 
-/// The ranked feed in one query over the projection. Scores are integers, so a page token's
-/// (score, id) is an exact position:
+/// The ranked feed in one query over the projection: a window of candidates (`window`), then
+/// their scores. Scores are integers, so a page token's (score, id) is an exact position:
 ///   100 per shared tag; 250 when they super-liked the viewer, 150 when they liked;
 ///   200 for a tier ranked first in discovery; 20 per day of activity in the last 14;
 ///   minus 2 per kilometre.
@@ -36,10 +36,21 @@ enum FeedStore {
         return (try row.decode(0), latitude.flatMap { latitude in longitude.map { (latitude, $0) } })
     }
 
+    /// How many people a feed ranks: the nearest this many (the GiST index hands them over in
+    /// distance order), or for a viewer without a location the most recently active. Ranking a
+    /// bounded window keeps a page's cost flat however many people an app has.
+    static let window = 400
+
+    /// One page; run it in a transaction: the plan is made for this call's parameters (a cached
+    /// generic plan cannot see the viewer's point and scans the whole app instead of the nearest).
     static func page(_ query: Query, on connection: Connection) async throws -> [Row] {
+        _ = try await connection.query("SELECT set_config('plan_cache_mode', 'force_custom_plan', true)")
         let viewer = try await viewer(query.viewer, on: connection)
-        // The viewer's point is a parameter, so ST_DWithin uses the GiST index; distances are
-        // on the sphere (the spheroid costs twice as much for metres nobody sees).
+        // Chosen here, not from input: the window's order, nearest first when the viewer has a
+        // point (index-ordered KNN), else most recently active.
+        let windowOrder = viewer.location == nil
+            ? "coalesce(p.last_active_at, p.listed_at) DESC, p.account_id"
+            : "p.location <-> ST_SetSRID(ST_MakePoint($15::float8, $14::float8), 4326)::geography"
         let rows = try await connection.query("""
             WITH v AS MATERIALIZED (
                 SELECT 'epoch'::timestamptz + $3::int8 * interval '1 microsecond' AS as_of,
@@ -47,39 +58,45 @@ enum FeedStore {
                             ELSE ST_SetSRID(ST_MakePoint($15::float8, $14::float8), 4326)::geography END AS location
             ), candidates AS (
                 SELECT p.account_id, p.public_name, p.birth_date, p.gender, p.bio, p.title, p.tags, p.neighborhood,
-                       p.photo_ids, p.verified, l.action AS liked, v.as_of,
-                       CASE WHEN v.location IS NULL OR p.location IS NULL THEN 0
-                            ELSE ST_Distance(p.location, v.location, false) END AS distance,
-                       (CASE WHEN p.tier = ANY($9::text[]) THEN 200 ELSE 0 END
-                        + CASE l.action WHEN 3 THEN 250 WHEN 2 THEN 150 ELSE 0 END
-                        + 20 * greatest(0, 14 - floor(greatest(0, extract(epoch FROM
-                              (v.as_of - coalesce(p.last_active_at, p.listed_at)))) / 86400))::int8
-                       ) AS base
-                FROM v CROSS JOIN discovery.profiles p
-                LEFT JOIN discovery.swipes l
-                  ON l.swiper_id = p.account_id AND l.target_id = $1 AND l.action >= 2 AND l.created_at <= v.as_of
-                WHERE p.app = $2 AND p.active AND p.account_id <> $1 AND p.listed_at <= v.as_of
+                       p.photo_ids, p.verified, p.tier, p.location, p.last_active_at, p.listed_at
+                FROM discovery.profiles p
+                WHERE p.app = $2 AND p.active AND p.account_id <> $1
+                  AND p.listed_at <= 'epoch'::timestamptz + $3::int8 * interval '1 microsecond'
                   AND NOT EXISTS (SELECT 1 FROM discovery.swipes s WHERE s.swiper_id = $1 AND s.target_id = p.account_id)
-                  AND NOT EXISTS (SELECT 1 FROM discovery.blocks b
-                                  WHERE (b.blocker_id = $1 AND b.blocked_id = p.account_id)
-                                     OR (b.blocker_id = p.account_id AND b.blocked_id = $1))
+                  AND NOT EXISTS (SELECT 1 FROM discovery.blocks b WHERE b.blocker_id = $1 AND b.blocked_id = p.account_id)
+                  AND NOT EXISTS (SELECT 1 FROM discovery.blocks b WHERE b.blocker_id = p.account_id AND b.blocked_id = $1)
                   AND NOT EXISTS (SELECT 1 FROM discovery.reports r WHERE r.reporter_id = $1 AND r.reported_id = p.account_id)
-                  AND ($14::float8 IS NULL
-                       OR (p.location IS NOT NULL AND ST_DWithin(p.location,
-                           ST_SetSRID(ST_MakePoint($15::float8, $14::float8), 4326)::geography, $4::float8, false)))
-                  AND ($5::int4 IS NULL OR p.birth_date <= (v.as_of AT TIME ZONE 'UTC')::date - make_interval(years => $5::int4))
-                  AND ($6::int4 IS NULL OR p.birth_date > (v.as_of AT TIME ZONE 'UTC')::date - make_interval(years => $6::int4 + 1))
+                  AND ($14::float8 IS NULL OR p.location IS NOT NULL)
+                  AND ($5::int4 IS NULL OR p.birth_date <= (now() AT TIME ZONE 'UTC')::date - make_interval(years => $5::int4))
+                  AND ($6::int4 IS NULL OR p.birth_date > (now() AT TIME ZONE 'UTC')::date - make_interval(years => $6::int4 + 1))
                   AND ($7::int4[] IS NULL OR p.gender = ANY($7::int4[]))
                   AND ($8::text[] IS NULL OR p.cuisines && $8::text[])
+                ORDER BY \(windowOrder)
+                LIMIT \(window)
             ), scored AS (
-                SELECT c.*, c.base + 100 * (SELECT count(*) FROM unnest(c.tags) t WHERE t = ANY($13::text[]))
-                            - 2 * floor(c.distance / 1000)::int8 AS score
-                FROM candidates c
+                SELECT c.*, l.action AS liked, v.as_of,
+                       CASE WHEN v.location IS NULL OR c.location IS NULL THEN 0
+                            ELSE ST_Distance(c.location, v.location, false) END AS distance
+                FROM candidates c CROSS JOIN v
+                LEFT JOIN discovery.swipes l
+                  ON l.swiper_id = c.account_id AND l.target_id = $1 AND l.action >= 2 AND l.created_at <= v.as_of
+                -- The radius applies to the window, not inside it: a filter there would turn the
+                -- index-ordered nearest-first scan into a scan and sort of everyone in range.
+                WHERE v.location IS NULL OR ST_DWithin(c.location, v.location, $4::float8, false)
+            ), ranked AS (
+                SELECT r.*,
+                       CASE WHEN r.tier = ANY($9::text[]) THEN 200 ELSE 0 END
+                       + CASE r.liked WHEN 3 THEN 250 WHEN 2 THEN 150 ELSE 0 END
+                       + 20 * greatest(0, 14 - floor(greatest(0, extract(epoch FROM
+                             (r.as_of - coalesce(r.last_active_at, r.listed_at)))) / 86400))::int8
+                       + 100 * (SELECT count(*) FROM unnest(r.tags) t WHERE t = ANY($13::text[]))
+                       - 2 * floor(r.distance / 1000)::int8 AS score
+                FROM scored r
             )
             SELECT account_id, public_name, coalesce(date_part('year', age((as_of AT TIME ZONE 'UTC')::date, birth_date))::int4, 0),
                    gender, bio, title, tags, ARRAY(SELECT t FROM unnest(tags) t WHERE t = ANY($13::text[]) ORDER BY t),
                    neighborhood, distance, photo_ids, verified, coalesce(liked = 3, false), score
-            FROM scored
+            FROM ranked
             WHERE $10::int8 IS NULL OR score < $10::int8 OR (score = $10::int8 AND account_id > $11::uuid)
             ORDER BY score DESC, account_id
             LIMIT $12

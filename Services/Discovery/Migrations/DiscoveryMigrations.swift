@@ -78,7 +78,7 @@ enum DiscoveryMigrations {
                 );
                 """),
             Migration(version: 3, name: "event cursors", sql: EventConsumer.ddl(schema: "discovery")),
-        ] + outbox.migrations(from: 4) + [outbox.occurredAtIndexMigration(version: 6), groupSessions, SessionCatalog.seed]
+        ] + outbox.migrations(from: 4) + [outbox.occurredAtIndexMigration(version: 6), groupSessions, SessionCatalog.seed, recencyIndex]
     }
 
     /// Swivo's group sessions: categories and their options (seeded by `SessionCatalog`), sessions
@@ -126,5 +126,11 @@ enum DiscoveryMigrations {
             created_at timestamptz NOT NULL DEFAULT now(),
             PRIMARY KEY (session_id, option_id, account_id)
         );
+        """)
+
+    /// The feed's window for a viewer without a location: the app's most recently active people.
+    static let recencyIndex = Migration(version: 9, name: "profiles by recency", sql: """
+        CREATE INDEX profiles_by_recency ON discovery.profiles (app, (coalesce(last_active_at, listed_at)) DESC, account_id)
+        WHERE active;
         """)
 }

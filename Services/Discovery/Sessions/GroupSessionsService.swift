@@ -77,8 +77,7 @@ struct GroupSessionsService: GroupSessionsProvider {
         let (caller, id) = try Self.sessionCall(request.sessionID, context)
         let account = try caller.accountUUID()
         return try await pool.withTransaction { connection in
-            guard let session = try await store.lock(id, app: caller.app, on: connection),
-                  try await store.isParticipant(account, in: id, on: connection) else { throw SessionError.sessionNotFound }
+            let session = try await store.lock(id, participant: account, app: caller.app, on: connection)
             switch session.status {
             case .matched:
                 let option = try await store.option(session.matchedOptionID ?? "", in: session.categoryID, on: connection)
@@ -101,8 +100,7 @@ struct GroupSessionsService: GroupSessionsProvider {
         let (caller, id) = try Self.sessionCall(request.sessionID, context)
         let account = try caller.accountUUID()
         return try await pool.withTransaction { connection in
-            guard let session = try await store.lock(id, app: caller.app, on: connection),
-                  try await store.isParticipant(account, in: id, on: connection) else { throw SessionError.sessionNotFound }
+            let session = try await store.lock(id, participant: account, app: caller.app, on: connection)
             guard session.creatorID == account else { throw SessionError.notSessionCreator }
             if session.status == .open { try await store.markClosed(id, app: caller.app, on: connection) }
             return try await loaded(id, on: connection)
@@ -121,9 +119,7 @@ struct GroupSessionsService: GroupSessionsProvider {
         case .closed: statuses = [2, 3]
         default: throw SessionError.invalidStatus
         }
-        let pageSize = try PageCursor.pageSize(request.pageSize, defaultSize: 50, maximumSize: 100,
-                                               invalid: DiscoveryError.invalidPageSize)
-        let cursor = try PageCursor.parse(request.pageToken, invalid: DiscoveryError.invalidPageToken)
+        let (pageSize, cursor) = try DiscoveryService.page(request.pageSize, request.pageToken)
         return try await pool.withConnection { connection in
             let ids = try await store.list(of: account, app: caller.app, statuses: statuses, after: cursor, limit: pageSize + 1,
                                            on: connection)

@@ -37,6 +37,13 @@ struct SessionStore: Sendable {
             """, [.uuid(id), .text(app)]))
     }
 
+    /// Locks session `id` for a participant; SESSION_NOT_FOUND for anyone else.
+    func lock(_ id: UUID, participant account: UUID, app: String, on connection: Connection) async throws -> Locked {
+        guard let session = try await lock(id, app: app, on: connection),
+              try await isParticipant(account, in: id, on: connection) else { throw SessionError.sessionNotFound }
+        return session
+    }
+
     /// Locks the session whose invite code is `code`.
     func lock(code: String, app: String, on connection: Connection) async throws -> Locked? {
         try await Self.locked(connection.query("""

@@ -16,10 +16,14 @@ struct BenchOptions {
     var serverPID: Int32?
     /// Run only the workloads whose names contain one of these.
     var only: [String] = []
+    /// A discovery server to run discovery's workloads against too, and the app they sign in to.
+    var discoveryPort: Int?
+    var discoveryApp = "benchapp"
 
     static let usage = """
         usage: identity-bench [--host H] [--port P] [--seconds N] [--connections N] [--streams 16,64]
                               [--hashing-streams N] [--warmup N] [--server-pid PID] [--only name,name]
+                              [--discovery-port P] [--discovery-app APP]
         """
 
     struct Invalid: Error, CustomStringConvertible {
@@ -51,6 +55,8 @@ struct BenchOptions {
                 let counts = try value(flag).split(separator: ",").compactMap { Int($0) }.filter { $0 > 0 }
                 guard !counts.isEmpty else { throw Invalid(description: "--streams: a list such as 16,64") }
                 options.streamCounts = counts
+            case "--discovery-port": options.discoveryPort = try number(flag)
+            case "--discovery-app": options.discoveryApp = try value(flag)
             case "--only": options.only = try value(flag).split(separator: ",").map(String.init)
             default: throw Invalid(description: "unknown argument \(flag)\n\(usage)")
             }

@@ -23,7 +23,13 @@ struct IdentityBenchMain {
         let connections = (0..<options.connections).map { _ in RPCClient(host: options.host, port: options.port) }
         defer { connections.forEach { $0.close() } }
         let runner = LoadRunner(clients: connections.map { IdentityClient(client: $0) })
-        let workloads = IdentityWorkloads.all.filter { workload in
+        let discovery = options.discoveryPort.map { port in
+            (0..<options.connections).map { _ in RPCClient(host: options.host, port: port) }
+        } ?? []
+        defer { discovery.forEach { $0.close() } }
+        let available = IdentityWorkloads.all
+            + (discovery.isEmpty ? [] : DiscoveryWorkloads.all(discovery: discovery, app: options.discoveryApp))
+        let workloads = available.filter { workload in
             options.only.isEmpty || options.only.contains { workload.name.contains($0) }
         }
 
