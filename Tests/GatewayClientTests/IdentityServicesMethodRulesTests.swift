@@ -4,7 +4,7 @@ import RPC
 import Synchronization
 import Testing
 
-/// Every wrapper of Profiles, Safety and Membership against a server that is always
+/// Every wrapper of Profiles, Safety, Membership, Discovery and GroupSessions against a server that is always
 /// UNAVAILABLE: it calls its own RPC, is sent as many times as its idempotency allows (reads and
 /// server-idempotent writes until the policy gives up, other writes once), and carries the
 /// session's token exactly when the method needs one.
@@ -86,6 +86,26 @@ import Testing
             _ = try await $0.membership.getWaitlistCount()
         },
 
+        Rule(path: "Discovery/GetFeed", sending: .retried, needsSession: true) { _ = try await $0.discovery.feed() },
+        Rule(path: "Discovery/Swipe", sending: .retried, needsSession: true) { _ = try await $0.discovery.swipe(accountID: id, .like) },
+        Rule(path: "Discovery/GetQuota", sending: .retried, needsSession: true) { _ = try await $0.discovery.quota() },
+        Rule(path: "Discovery/ListMatches", sending: .retried, needsSession: true) { _ = try await $0.discovery.matches() },
+        Rule(path: "Discovery/Unmatch", sending: .retried, needsSession: true) { try await $0.discovery.unmatch(matchID: id) },
+        Rule(path: "Discovery/GetLikesReceived", sending: .retried, needsSession: true) { _ = try await $0.discovery.likesReceived() },
+
+        Rule(path: "GroupSessions/ListCategories", sending: .retried, needsSession: true) { _ = try await $0.groupSessions.categories() },
+        Rule(path: "GroupSessions/CreateSession", sending: .once, needsSession: true) {
+            _ = try await $0.groupSessions.create(categoryID: "cuisines")
+        },
+        Rule(path: "GroupSessions/JoinSession", sending: .retried, needsSession: true) { _ = try await $0.groupSessions.join(inviteCode: "ABC234") },
+        Rule(path: "GroupSessions/GetSession", sending: .retried, needsSession: true) { _ = try await $0.groupSessions.session(id) },
+        Rule(path: "GroupSessions/GetDeck", sending: .retried, needsSession: true) { _ = try await $0.groupSessions.deck(id) },
+        Rule(path: "GroupSessions/LikeOption", sending: .retried, needsSession: true) {
+            _ = try await $0.groupSessions.like(optionID: "cuisines-thai", in: id)
+        },
+        Rule(path: "GroupSessions/CloseSession", sending: .retried, needsSession: true) { _ = try await $0.groupSessions.close(id) },
+        Rule(path: "GroupSessions/ListSessions", sending: .retried, needsSession: true) { _ = try await $0.groupSessions.list(.open) },
+
         Rule(path: "Identity/SignUpWithEmail", sending: .once, needsSession: false) {
             _ = try await $0.identity.signUpWithEmail("maya@example.com", password: "correct horse battery", referralCode: "EXT7K2")
         },
@@ -153,6 +173,9 @@ final class UnavailableServer: Sendable {
                                  "ListMyReferralCodes", "RedeemReferralCode", "GetMyWaitlistPosition", "ListWaitlist",
                                  "ApproveMember", "RejectMember", "JoinWaitlist", "GetWaitlistPosition", "GetWaitlistCount"],
         IdentityClient.serviceName: ["SignUpWithEmail"],
+        DiscoveryClient.serviceName: ["GetFeed", "Swipe", "GetQuota", "ListMatches", "Unmatch", "GetLikesReceived"],
+        GroupSessionsClient.serviceName: ["ListCategories", "CreateSession", "JoinSession", "GetSession", "GetDeck", "LikeOption",
+                                          "CloseSession", "ListSessions"],
     ]
 
     private let recorder: Recorder

@@ -1,0 +1,85 @@
+public import Contracts
+public import RPC
+
+extension GatewayClient {
+    /// The feed, swipes, matches and likes received (`rendezvous.discovery.v1.Discovery`).
+    public var discovery: DiscoveryAPI { DiscoveryAPI(runner: runner) }
+}
+
+/// The Discovery service as an app calls it, always as the signed-in account. Another app's
+/// account, or one blocked either way, is NOT_FOUND `USER_NOT_FOUND`; a spent daily allowance
+/// is RESOURCE_EXHAUSTED `QUOTA_EXCEEDED` with `resets_at` in the error's details.
+public struct DiscoveryAPI: Sendable {
+    let runner: CallRunner
+
+    /// Every Discovery method the client calls, with its retry and authentication rules.
+    enum Methods {
+        static let getFeed = GatewayMethod("Discovery/GetFeed", .read, .session)
+        /// Repeating a swipe returns the first (and its match), so an unanswered one is resent.
+        static let swipe = GatewayMethod("Discovery/Swipe", .idempotentWrite, .session)
+        static let getQuota = GatewayMethod("Discovery/GetQuota", .read, .session)
+        static let listMatches = GatewayMethod("Discovery/ListMatches", .read, .session)
+        /// A repeat answers `unmatched = false`: the match stays ended.
+        static let unmatch = GatewayMethod("Discovery/Unmatch", .idempotentWrite, .session)
+        static let getLikesReceived = GatewayMethod("Discovery/GetLikesReceived", .read, .session)
+    }
+
+    private var stub: DiscoveryClient { DiscoveryClient(client: runner.rpc) }
+
+    /// One page of the feed, best first; pass `nextPageToken` for the next (empty at the end).
+    public func feed(pageSize: Int32 = 0, pageToken: String = "", filters: Discovery.FeedFilters? = nil,
+                     deadline: Duration? = nil) async throws(GatewayError) -> Discovery.GetFeedResponse {
+        let request = Discovery.GetFeedRequest(pageSize: pageSize, pageToken: pageToken, filters: filters)
+        return try await runner.run(Methods.getFeed, deadline: deadline) { [stub] options in
+            try await stub.getFeed(request, options: options)
+        }
+    }
+
+    /// Likes, passes or super-likes an account; `match` is set when this like completed one.
+    public func swipe(accountID: String, _ action: Discovery.SwipeAction,
+                      deadline: Duration? = nil) async throws(GatewayError) -> Discovery.SwipeResponse {
+        let request = Discovery.SwipeRequest(accountID: accountID, action: action)
+        return try await runner.run(Methods.swipe, deadline: deadline) { [stub] options in
+            try await stub.swipe(request, options: options)
+        }
+    }
+
+    /// What is left of today's likes and super-likes, and when they reset.
+    public func quota(deadline: Duration? = nil) async throws(GatewayError) -> Discovery.Quota {
+        try await runner.run(Methods.getQuota, deadline: deadline) { [stub] options in
+            try await stub.getQuota(.init(), options: options)
+        }
+    }
+
+    /// One page of the current matches, newest first.
+    public func matches(pageSize: Int32 = 0, pageToken: String = "",
+                        deadline: Duration? = nil) async throws(GatewayError) -> Discovery.ListMatchesResponse {
+        let request = Discovery.ListMatchesRequest(pageSize: pageSize, pageToken: pageToken)
+        return try await runner.run(Methods.listMatches, deadline: deadline) { [stub] options in
+            try await stub.listMatches(request, options: options)
+        }
+    }
+
+    /// Ends a match for both; false when it had already ended.
+    @discardableResult
+    public func unmatch(matchID: String, deadline: Duration? = nil) async throws(GatewayError) -> Bool {
+        let request = Discovery.UnmatchRequest(matchID: matchID)
+        return try await runner.run(Methods.unmatch, deadline: deadline) { [stub] options in
+            try await stub.unmatch(request, options: options).unmatched
+        }
+    }
+
+    /// Who liked the caller: the count, and the people as the tier shows them.
+    public func likesReceived(pageSize: Int32 = 0, pageToken: String = "",
+                              deadline: Duration? = nil) async throws(GatewayError) -> Discovery.LikesReceived {
+        let request = Discovery.GetLikesReceivedRequest(pageSize: pageSize, pageToken: pageToken)
+        return try await runner.run(Methods.getLikesReceived, deadline: deadline) { [stub] options in
+            try await stub.getLikesReceived(request, options: options)
+        }
+    }
+}
+
+extension RPCError {
+    /// The Discovery reason of a failed call, to `switch` on; nil for another service's.
+    public var discoveryReason: Discovery.ErrorReason? { reason(as: Discovery.ErrorReason.self) }
+}

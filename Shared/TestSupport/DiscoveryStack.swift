@@ -1,0 +1,62 @@
+/// The real `identity` and `discovery` executables on the local Postgres, wired as `make run`
+/// wires them (discovery follows identity's events with a credential identity accepts), and
+/// optionally the nginx edge in front of both, for tests of either side.
+package final class DiscoveryStack: Sendable {
+    package static let discoverySecret = "discovery-tests-discovery-secret-0123456789"
+    package static let messagingSecret = "discovery-tests-messaging-secret-0123456789"
+
+    package let identity: EndToEndServiceProcess
+    package let discovery: EndToEndServiceProcess
+    /// Routes `/rendezvous.identity.` and `/rendezvous.discovery.`, as compose's edge does.
+    package let edge: NginxEdge?
+
+    private init(identity: EndToEndServiceProcess, discovery: EndToEndServiceProcess, edge: NginxEdge?) {
+        self.identity = identity
+        self.discovery = discovery
+        self.edge = edge
+    }
+
+    package static func postgresURL(role: String) -> String {
+        let configuration = TestDatabase.configuration(role: role)
+        return "postgresql://\(configuration.user):\(configuration.password ?? "")@\(configuration.host):\(configuration.port)/\(configuration.database)"
+    }
+
+    /// Starts both (and the edge when `withEdge`); fails with the db.sh hint when Postgres is down.
+    package static func start(withEdge: Bool = false) async throws -> DiscoveryStack {
+        try await TestDatabase.makePool(TestDatabase.configuration(role: "discovery", poolSize: 1)).close()
+        let identity = try await EndToEndServiceProcess.start("identity", environment: [
+            "RV_IDENTITY_PORT": "0", "RV_IDENTITY_ADMIN_PORT": "0", "RV_PG_URL_IDENTITY": postgresURL(role: "identity"),
+            "RV_LOG_LEVEL": "warning", "RV_SERVICE_CREDENTIALS": "discovery=\(discoverySecret)",
+        ])
+        do {
+            let discovery = try await EndToEndServiceProcess.start("discovery", environment: [
+                "RV_DISCOVERY_PORT": "0", "RV_DISCOVERY_ADMIN_PORT": "0", "RV_PG_URL_DISCOVERY": postgresURL(role: "discovery"),
+                "RV_IDENTITY_ADDRESS": "127.0.0.1:\(identity.port)", "RV_LOG_LEVEL": "warning",
+                "RV_SERVICE_NAME": "discovery", "RV_SERVICE_SECRET": discoverySecret,
+                "RV_SERVICE_CREDENTIALS": "messaging=\(messagingSecret)",
+            ])
+            do {
+                let edge = withEdge
+                    ? try await NginxEdge.start(routes: ["/rendezvous.identity.": identity.port,
+                                                         "/rendezvous.discovery.": discovery.port])
+                    : nil
+                return DiscoveryStack(identity: identity, discovery: discovery, edge: edge)
+            } catch {
+                await discovery.stop()
+                throw error
+            }
+        } catch {
+            await identity.stop()
+            throw error
+        }
+    }
+
+    /// Both processes' logs, for a failure's report.
+    package var logs: String { "discovery log:\n\(discovery.log)\nidentity log:\n\(identity.log)" }
+
+    package func stop() async {
+        edge?.stop()
+        await discovery.stop()
+        await identity.stop()
+    }
+}
