@@ -17,6 +17,7 @@ enum DiscoveryError: Error, Sendable, Equatable, RPCErrorConvertible {
     case matchNotFound
     case accountNotFound
     case identityUnavailable
+    case tierRequired(feature: String, tier: String)
 
     var rpcError: RPCError {
         switch self {
@@ -49,6 +50,9 @@ enum DiscoveryError: Error, Sendable, Equatable, RPCErrorConvertible {
             RPCError(Discovery.ErrorReason.matchNotFound, message: "no such match")
         case .accountNotFound:
             RPCError(Platform.ErrorReason.malformedToken, message: "the token's subject is not an account id")
+        case .tierRequired(let feature, let tier):
+            RPCError(Discovery.ErrorReason.tierRequired, message: "\(feature) is not part of your membership",
+                     details: ["feature": feature, "tier": tier])
         case .identityUnavailable:
             RPCError(Discovery.ErrorReason.identityUnavailable, message: "tiers are unavailable; try again shortly")
         }

@@ -54,6 +54,7 @@ struct DiscoveryService: DiscoveryProvider {
                 response.swipe = Discovery.Swipe(accountID: target.uuidString.lowercased(), action: existing.action,
                                                  swipedAt: Timestamp(microseconds: existing.createdAt))
                 response.match = try await matches.find(between: swiper, and: target, on: connection)?.message
+                response.quiz = settings.isQuiz(app: caller.app, role: caller.role)
                 response.quota = Self.quota(tier: tier, entitlements, used: try await SwipeStore.usage(of: swiper, on: connection))
                 return response
             }
@@ -70,11 +71,13 @@ struct DiscoveryService: DiscoveryProvider {
                 }
                 used = spent
             }
+            let quiz = settings.isQuiz(app: caller.app, role: caller.role)
             let swipedAt = try await SwipeStore.insert(by: swiper, on: target, app: caller.app, action: request.action,
-                                                       on: connection)
+                                                       quiz: quiz, on: connection)
             response.swipe = Discovery.Swipe(accountID: target.uuidString.lowercased(), action: request.action,
                                              swipedAt: Timestamp(microseconds: swipedAt))
-            if request.action != .pass, let theirs = try await SwipeStore.like(by: target, of: swiper, on: connection) {
+            response.quiz = quiz
+            if request.action != .pass, !quiz, let theirs = try await SwipeStore.like(by: target, of: swiper, on: connection) {
                 let match = try await matches.create(completer: swiper, other: target, app: caller.app,
                                                      superLike: theirs == .superLike || request.action == .superLike,
                                                      on: connection)
@@ -154,6 +157,61 @@ struct DiscoveryService: DiscoveryProvider {
             response.nextPageToken = PageCursor(microseconds: last.likedAt, id: last.liker).token
         }
         return response
+    }
+
+    func getTasteProfile(_ request: Discovery.GetTasteProfileRequest, context: ServerCallContext) async throws
+        -> Discovery.TasteProfile {
+        let account = try context.requireAccount().accountUUID()
+        return try await pool.withConnection { try await TasteStore.profile(of: account, on: $0) }
+    }
+
+    func getSettings(_ request: Discovery.GetSettingsRequest, context: ServerCallContext) async throws
+        -> Discovery.DiscoverySettings {
+        let caller = try context.requireAccount()
+        let account = try caller.accountUUID()
+        let (_, entitlements) = try await tiers.entitlements(app: caller.app, tier: caller.tier)
+        return try await pool.withConnection { connection in
+            try await MemberSettingsStore.settings(of: account, boostsPerMonth: entitlements.boostsPerMonth, on: connection)
+        }
+    }
+
+    func updateSettings(_ request: Discovery.UpdateSettingsRequest, context: ServerCallContext) async throws
+        -> Discovery.DiscoverySettings {
+        let caller = try context.requireAccount()
+        let account = try caller.accountUUID()
+        let (tier, entitlements) = try await tiers.entitlements(app: caller.app, tier: caller.tier)
+        if request.incognito, !entitlements.incognito { throw DiscoveryError.tierRequired(feature: "incognito", tier: tier) }
+        return try await pool.withTransaction { connection in
+            try await MemberSettingsStore.setIncognito(request.incognito, of: account, app: caller.app, on: connection)
+            return try await MemberSettingsStore.settings(of: account, boostsPerMonth: entitlements.boostsPerMonth, on: connection)
+        }
+    }
+
+    func boost(_ request: Discovery.BoostRequest, context: ServerCallContext) async throws -> Discovery.DiscoverySettings {
+        let caller = try context.requireAccount()
+        let account = try caller.accountUUID()
+        let (tier, entitlements) = try await tiers.entitlements(app: caller.app, tier: caller.tier)
+        guard entitlements.boostsPerMonth != 0 else { throw DiscoveryError.tierRequired(feature: "boosts", tier: tier) }
+        return try await pool.withTransaction { connection in
+            try await MemberSettingsStore.lock(account, app: caller.app, on: connection)
+            let current = try await MemberSettingsStore.settings(of: account, boostsPerMonth: entitlements.boostsPerMonth,
+                                                                 on: connection)
+            if current.boostedUntil != nil { return current }
+            guard current.boostsRemaining != 0 else {
+                throw DiscoveryError.quotaExceeded(kind: "boosts", limit: entitlements.boostsPerMonth,
+                                                   resetsAt: Self.nextUTCMonth())
+            }
+            try await MemberSettingsStore.startBoost(of: account, on: connection)
+            return try await MemberSettingsStore.settings(of: account, boostsPerMonth: entitlements.boostsPerMonth, on: connection)
+        }
+    }
+
+    /// Unix seconds of the first instant of next month in UTC, when monthly allowances start again.
+    static func nextUTCMonth(now: Date = Date()) -> Int64 {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC")!  // UTC always exists
+        let start = calendar.dateInterval(of: .month, for: now)!  // every date lies in a month
+        return Int64(start.end.timeIntervalSince1970)
     }
 
     /// A list's page size (0: 50, at most 100) and where it resumes, or their reasons.

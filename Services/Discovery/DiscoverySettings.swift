@@ -7,6 +7,10 @@ struct DiscoverySettings: Sendable {
     /// (`RV_DISCOVERY_FILTER_GATED_APPS`, comma-separated; default ÉLITE). Elsewhere filters
     /// are every member's deal-breakers (FirstDate).
     var appsGatingFilters: Set<String> = ["elite"]
+    /// Roles whose swipes are a personality quiz, per app: stored and summarised
+    /// (GetTasteProfile), never matched (`RV_DISCOVERY_QUIZ_ROLES`, `app:role` pairs separated
+    /// by commas; default FirstDate's viewers).
+    var quizRoles: [String: Set<String>] = ["firstdate": ["viewer"]]
     /// Apps whose access tokens discovery accepts (`RV_DISCOVERY_APPS`).
     var apps: Set<String> = ["elite", "firstdate", "swivo", "unseen", "momento"]
     /// Where identity answers (`RV_IDENTITY_ADDRESS`, host:port): signing keys, tiers, events.
@@ -20,6 +24,7 @@ struct DiscoverySettings: Sendable {
     static let appsVariable = "RV_DISCOVERY_APPS"
     static let identityAddressVariable = "RV_IDENTITY_ADDRESS"
     static let inviteLinkBaseVariable = "RV_DISCOVERY_INVITE_LINK_BASE"
+    static let quizRolesVariable = "RV_DISCOVERY_QUIZ_ROLES"
 
     static func load(from environment: EnvironmentReader) throws(ConfigurationError) -> DiscoverySettings {
         var settings = DiscoverySettings()
@@ -27,6 +32,17 @@ struct DiscoverySettings: Sendable {
         if let text = environment[appsVariable] {
             settings.apps = names(text)
             guard !settings.apps.isEmpty else { throw ConfigurationError(variable: appsVariable, message: "names no app") }
+        }
+        if let text = environment[quizRolesVariable] {
+            var roles: [String: Set<String>] = [:]
+            for pair in names(text) {
+                let parts = pair.split(separator: ":")
+                guard parts.count == 2 else {
+                    throw ConfigurationError(variable: quizRolesVariable, message: "must be app:role pairs, e.g. firstdate:viewer")
+                }
+                roles[String(parts[0]), default: []].insert(String(parts[1]))
+            }
+            settings.quizRoles = roles
         }
         if let base = environment[inviteLinkBaseVariable] {
             guard base.contains("://") else {
@@ -44,6 +60,9 @@ struct DiscoverySettings: Sendable {
         }
         return settings
     }
+
+    /// Whether `role`'s swipes in `app` are quiz answers.
+    func isQuiz(app: String, role: String) -> Bool { quizRoles[app]?.contains(role) == true }
 
     private static func names(_ text: String) -> Set<String> {
         Set(text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }.filter { !$0.isEmpty })

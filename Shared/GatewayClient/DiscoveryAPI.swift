@@ -22,6 +22,12 @@ public struct DiscoveryAPI: Sendable {
         /// A repeat answers `unmatched = false`: the match stays ended.
         static let unmatch = GatewayMethod("Discovery/Unmatch", .idempotentWrite, .session)
         static let getLikesReceived = GatewayMethod("Discovery/GetLikesReceived", .read, .session)
+        static let getTasteProfile = GatewayMethod("Discovery/GetTasteProfile", .read, .session)
+        static let getSettings = GatewayMethod("Discovery/GetSettings", .read, .session)
+        /// Sets the value given: the same result however often it is sent.
+        static let updateSettings = GatewayMethod("Discovery/UpdateSettings", .idempotentWrite, .session)
+        /// A repeat while the boost runs returns it and spends nothing.
+        static let boost = GatewayMethod("Discovery/Boost", .idempotentWrite, .session)
     }
 
     private var stub: DiscoveryClient { DiscoveryClient(client: runner.rpc) }
@@ -75,6 +81,34 @@ public struct DiscoveryAPI: Sendable {
         let request = Discovery.GetLikesReceivedRequest(pageSize: pageSize, pageToken: pageToken)
         return try await runner.run(Methods.getLikesReceived, deadline: deadline) { [stub] options in
             try await stub.getLikesReceived(request, options: options)
+        }
+    }
+    /// What the caller's swipes say about their tastes (FirstDate's quiz).
+    public func tasteProfile(deadline: Duration? = nil) async throws(GatewayError) -> Discovery.TasteProfile {
+        try await runner.run(Methods.getTasteProfile, deadline: deadline) { [stub] options in
+            try await stub.getTasteProfile(.init(), options: options)
+        }
+    }
+
+    /// Incognito, a running boost, and the boosts left this month.
+    public func settings(deadline: Duration? = nil) async throws(GatewayError) -> Discovery.DiscoverySettings {
+        try await runner.run(Methods.getSettings, deadline: deadline) { [stub] options in
+            try await stub.getSettings(.init(), options: options)
+        }
+    }
+
+    /// Turns incognito on or off (PERMISSION_DENIED `TIER_REQUIRED` for tiers without it).
+    public func setIncognito(_ incognito: Bool, deadline: Duration? = nil) async throws(GatewayError) -> Discovery.DiscoverySettings {
+        let request = Discovery.UpdateSettingsRequest(incognito: incognito)
+        return try await runner.run(Methods.updateSettings, deadline: deadline) { [stub] options in
+            try await stub.updateSettings(request, options: options)
+        }
+    }
+
+    /// Starts one of the month's boosts, or returns the one running.
+    public func boost(deadline: Duration? = nil) async throws(GatewayError) -> Discovery.DiscoverySettings {
+        try await runner.run(Methods.boost, deadline: deadline) { [stub] options in
+            try await stub.boost(.init(), options: options)
         }
     }
 }

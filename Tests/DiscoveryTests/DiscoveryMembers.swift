@@ -10,6 +10,7 @@ struct Member: Sendable {
     let id: String
     let app: String
     let token: String
+    var refreshToken = ""
 
     var bearer: CallOptions { .bearer(token, timeout: .seconds(10)) }
 }
@@ -49,7 +50,8 @@ struct DiscoveryMembers: Sendable {
         } else {
             session = try await identity.signInAnonymously(.init(app: app, deviceName: "tests"))
         }
-        let member = Member(id: try #require(session.account).id, app: app, token: session.accessToken)
+        let member = Member(id: try #require(session.account).id, app: app, token: session.accessToken,
+                            refreshToken: session.refreshToken)
         var fields = Profiles.ProfileFields()
         fields.displayName = "Person \(member.id.prefix(4))"
         fields.bio = "hello"
@@ -65,6 +67,22 @@ struct DiscoveryMembers: Sendable {
         _ = try await profiles.updateProfile(.init(fields: fields, updateMask: mask), options: member.bearer)
         try await waitForProjection(of: member.id) { row in try row.decode(0, as: Bool.self) == active }
         return member
+    }
+
+    /// `member` in `tier`, set by an admin of the app (made the way an operator makes the first
+    /// one, `identity grant-role`), with a refreshed token carrying the new tier.
+    func grantTier(_ tier: String, to member: Member) async throws -> Member {
+        let admin = try await join(member.app)
+        let result = try await Subprocess.run(
+            try RepositoryPaths.builtExecutable("identity"),
+            ["grant-role", "--app", member.app, "--account-id", admin.id, "--role", "admin"],
+            environment: ["RV_PG_URL_IDENTITY": DiscoveryStack.postgresURL(role: "identity")], timeout: .seconds(60))
+        guard result.exitCode == 0 else { throw SubprocessError(message: "identity grant-role: \(result.output)") }
+        let adminSession = try await identity.refreshSession(.init(refreshToken: admin.refreshToken))
+        _ = try await MembershipClient(client: identity.client).setTier(.init(accountID: member.id, tier: tier),
+                                                                         options: .bearer(adminSession.accessToken))
+        let session = try await identity.refreshSession(.init(refreshToken: member.refreshToken))
+        return Member(id: member.id, app: member.app, token: session.accessToken, refreshToken: session.refreshToken)
     }
 
     /// Waits (up to 15 s) until discovery's copy of `account` satisfies `condition` (given the

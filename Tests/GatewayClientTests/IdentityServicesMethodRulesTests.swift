@@ -92,6 +92,10 @@ import Testing
         Rule(path: "Discovery/ListMatches", sending: .retried, needsSession: true) { _ = try await $0.discovery.matches() },
         Rule(path: "Discovery/Unmatch", sending: .retried, needsSession: true) { try await $0.discovery.unmatch(matchID: id) },
         Rule(path: "Discovery/GetLikesReceived", sending: .retried, needsSession: true) { _ = try await $0.discovery.likesReceived() },
+        Rule(path: "Discovery/GetTasteProfile", sending: .retried, needsSession: true) { _ = try await $0.discovery.tasteProfile() },
+        Rule(path: "Discovery/GetSettings", sending: .retried, needsSession: true) { _ = try await $0.discovery.settings() },
+        Rule(path: "Discovery/UpdateSettings", sending: .retried, needsSession: true) { _ = try await $0.discovery.setIncognito(true) },
+        Rule(path: "Discovery/Boost", sending: .retried, needsSession: true) { _ = try await $0.discovery.boost() },
 
         Rule(path: "GroupSessions/ListCategories", sending: .retried, needsSession: true) { _ = try await $0.groupSessions.categories() },
         Rule(path: "GroupSessions/CreateSession", sending: .once, needsSession: true) {
@@ -173,7 +177,8 @@ final class UnavailableServer: Sendable {
                                  "ListMyReferralCodes", "RedeemReferralCode", "GetMyWaitlistPosition", "ListWaitlist",
                                  "ApproveMember", "RejectMember", "JoinWaitlist", "GetWaitlistPosition", "GetWaitlistCount"],
         IdentityClient.serviceName: ["SignUpWithEmail"],
-        DiscoveryClient.serviceName: ["GetFeed", "Swipe", "GetQuota", "ListMatches", "Unmatch", "GetLikesReceived"],
+        DiscoveryClient.serviceName: ["GetFeed", "Swipe", "GetQuota", "ListMatches", "Unmatch", "GetLikesReceived",
+                                      "GetTasteProfile", "GetSettings", "UpdateSettings", "Boost"],
         GroupSessionsClient.serviceName: ["ListCategories", "CreateSession", "JoinSession", "GetSession", "GetDeck", "LikeOption",
                                           "CloseSession", "ListSessions"],
     ]

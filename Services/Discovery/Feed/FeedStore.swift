@@ -6,7 +6,7 @@ import Postgres
 /// their scores. Scores are integers, so a page token's (score, id) is an exact position:
 ///   100 per shared tag; 250 when they super-liked the viewer, 150 when they liked;
 ///   200 for a tier ranked first in discovery; 20 per day of activity in the last 14;
-///   minus 2 per kilometre.
+///   minus 2 per kilometre; 1000 while the person's boost runs.
 /// Every part is computed as of the feed's moment (`asOf`): likes and profiles that arrive
 /// later count only from a new first page.
 enum FeedStore {
@@ -58,7 +58,7 @@ enum FeedStore {
                             ELSE ST_SetSRID(ST_MakePoint($15::float8, $14::float8), 4326)::geography END AS location
             ), candidates AS (
                 SELECT p.account_id, p.public_name, p.birth_date, p.gender, p.bio, p.title, p.tags, p.neighborhood,
-                       p.photo_ids, p.verified, p.tier, p.location, p.last_active_at, p.listed_at
+                       p.photo_ids, p.verified, p.tier, p.location, p.last_active_at, p.listed_at, p.boosted_until
                 FROM discovery.profiles p
                 WHERE p.app = $2 AND p.active AND p.account_id <> $1
                   AND p.listed_at <= 'epoch'::timestamptz + $3::int8 * interval '1 microsecond'
@@ -66,6 +66,8 @@ enum FeedStore {
                   AND NOT EXISTS (SELECT 1 FROM discovery.blocks b WHERE b.blocker_id = $1 AND b.blocked_id = p.account_id)
                   AND NOT EXISTS (SELECT 1 FROM discovery.blocks b WHERE b.blocker_id = p.account_id AND b.blocked_id = $1)
                   AND NOT EXISTS (SELECT 1 FROM discovery.reports r WHERE r.reporter_id = $1 AND r.reported_id = p.account_id)
+                  AND (NOT p.incognito OR EXISTS (SELECT 1 FROM discovery.swipes k
+                                                  WHERE k.swiper_id = p.account_id AND k.target_id = $1 AND k.action >= 2))
                   AND ($14::float8 IS NULL OR p.location IS NOT NULL)
                   AND ($5::int4 IS NULL OR p.birth_date <= (now() AT TIME ZONE 'UTC')::date - make_interval(years => $5::int4))
                   AND ($6::int4 IS NULL OR p.birth_date > (now() AT TIME ZONE 'UTC')::date - make_interval(years => $6::int4 + 1))
@@ -85,7 +87,8 @@ enum FeedStore {
                 WHERE v.location IS NULL OR ST_DWithin(c.location, v.location, $4::float8, false)
             ), ranked AS (
                 SELECT r.*,
-                       CASE WHEN r.tier = ANY($9::text[]) THEN 200 ELSE 0 END
+                       CASE WHEN r.boosted_until > r.as_of THEN 1000 ELSE 0 END
+                       + CASE WHEN r.tier = ANY($9::text[]) THEN 200 ELSE 0 END
                        + CASE r.liked WHEN 3 THEN 250 WHEN 2 THEN 150 ELSE 0 END
                        + 20 * greatest(0, 14 - floor(greatest(0, extract(epoch FROM
                              (r.as_of - coalesce(r.last_active_at, r.listed_at)))) / 86400))::int8

@@ -78,7 +78,7 @@ enum DiscoveryMigrations {
                 );
                 """),
             Migration(version: 3, name: "event cursors", sql: EventConsumer.ddl(schema: "discovery")),
-        ] + outbox.migrations(from: 4) + [outbox.occurredAtIndexMigration(version: 6), groupSessions, SessionCatalog.seed, recencyIndex]
+        ] + outbox.migrations(from: 4) + [outbox.occurredAtIndexMigration(version: 6), groupSessions, SessionCatalog.seed, recencyIndex, memberSettings]
     }
 
     /// Swivo's group sessions: categories and their options (seeded by `SessionCatalog`), sessions
@@ -132,5 +132,18 @@ enum DiscoveryMigrations {
     static let recencyIndex = Migration(version: 9, name: "profiles by recency", sql: """
         CREATE INDEX profiles_by_recency ON discovery.profiles (app, (coalesce(last_active_at, listed_at)) DESC, account_id)
         WHERE active;
+        """)
+
+    /// Discovery's own per-member settings (incognito, a running boost), the boosts spent, and
+    /// whether a swipe was a quiz answer (never part of a match).
+    static let memberSettings = Migration(version: 10, name: "incognito, boosts and quiz swipes", sql: """
+        ALTER TABLE discovery.profiles ADD COLUMN incognito boolean NOT NULL DEFAULT false,
+                                       ADD COLUMN boosted_until timestamptz;
+        CREATE TABLE discovery.boosts (
+            account_id uuid NOT NULL,
+            started_at timestamptz NOT NULL DEFAULT now(),
+            PRIMARY KEY (account_id, started_at)
+        );
+        ALTER TABLE discovery.swipes ADD COLUMN quiz boolean NOT NULL DEFAULT false;
         """)
 }

@@ -27,12 +27,12 @@ enum SwipeStore {
                         createdAt: try row.decode(1))
     }
 
-    static func insert(by swiper: UUID, on target: UUID, app: String, action: Discovery.SwipeAction,
+    static func insert(by swiper: UUID, on target: UUID, app: String, action: Discovery.SwipeAction, quiz: Bool,
                        on connection: Connection) async throws -> Int64 {
         let rows = try await connection.query("""
-            INSERT INTO discovery.swipes (swiper_id, target_id, app, action) VALUES ($1, $2, $3, $4)
+            INSERT INTO discovery.swipes (swiper_id, target_id, app, action, quiz) VALUES ($1, $2, $3, $4, $5)
             RETURNING \(MatchStore.micros("created_at"))
-            """, [.uuid(swiper), .uuid(target), .text(app), .int16(Int16(action.rawValue))])
+            """, [.uuid(swiper), .uuid(target), .text(app), .int16(Int16(action.rawValue)), .bool(quiz)])
         return try rows[0].decode(0)
     }
 
@@ -78,10 +78,11 @@ enum SwipeStore {
         return (try row.decode(0), try row.decode(1))
     }
 
-    /// The action `liker` gave `account`, when it was a like or super-like.
+    /// The action `liker` gave `account`, when it was a like or super-like that can match (not
+    /// a quiz answer).
     static func like(by liker: UUID, of account: UUID, on connection: Connection) async throws -> Discovery.SwipeAction? {
         let rows = try await connection.query("""
-            SELECT action FROM discovery.swipes WHERE swiper_id = $1 AND target_id = $2 AND action >= 2
+            SELECT action FROM discovery.swipes WHERE swiper_id = $1 AND target_id = $2 AND action >= 2 AND NOT quiz
             """, [.uuid(liker), .uuid(account)])
         return try rows.first.map { Discovery.SwipeAction(rawValue: Int32(try $0.decode(0, as: Int16.self))) }
     }

@@ -307,19 +307,26 @@ public enum Discovery {
         ///
         /// `Quota quota = 3;`
         public var quota: Quota?
+        /// The swipe was a quiz answer: in this app the caller's role swipes to learn their tastes
+        /// (GetTasteProfile), never to match.
+        ///
+        /// `bool quiz = 4;`
+        public var quiz: Bool = false
 
         public init() {}
 
-        public init(swipe: Swipe? = nil, match: Match? = nil, quota: Quota? = nil) {
+        public init(swipe: Swipe? = nil, match: Match? = nil, quota: Quota? = nil, quiz: Bool = false) {
             self.swipe = swipe
             self.match = match
             self.quota = quota
+            self.quiz = quiz
         }
 
         public func encode(to writer: inout ProtoWriter) {
             if let value = self.swipe { writer.writeMessage(field: 1, value) }
             if let value = self.match { writer.writeMessage(field: 2, value) }
             if let value = self.quota { writer.writeMessage(field: 3, value) }
+            if self.quiz { writer.writeBool(field: 4, self.quiz) }
         }
 
         public mutating func decodeField(_ field: Int, from reader: inout ProtoReader) throws {
@@ -327,6 +334,7 @@ public enum Discovery {
             case 1: self.swipe = try reader.mergeMessage(self.swipe)
             case 2: self.match = try reader.mergeMessage(self.match)
             case 3: self.quota = try reader.mergeMessage(self.quota)
+            case 4: self.quiz = try reader.readBool()
             default: try reader.skipField()
             }
         }
@@ -681,6 +689,185 @@ public enum Discovery {
         }
     }
 
+    /// `rendezvous.discovery.v1.GetTasteProfileRequest`.
+    public struct GetTasteProfileRequest: ProtoMessage, Hashable {
+        public init() {}
+
+        public func encode(to writer: inout ProtoWriter) {}
+
+        public mutating func decodeField(_ field: Int, from reader: inout ProtoReader) throws {
+            try reader.skipField()
+        }
+    }
+
+    /// How often a tag, interest or cuisine came up among the people liked and passed.
+    ///
+    /// `rendezvous.discovery.v1.TasteCount`.
+    public struct TasteCount: ProtoMessage, Hashable {
+        /// `string name = 1;`
+        public var name: String = ""
+        /// `int32 liked = 2;`
+        public var liked: Int32 = 0
+        /// `int32 passed = 3;`
+        public var passed: Int32 = 0
+
+        public init() {}
+
+        public init(name: String = "", liked: Int32 = 0, passed: Int32 = 0) {
+            self.name = name
+            self.liked = liked
+            self.passed = passed
+        }
+
+        public func encode(to writer: inout ProtoWriter) {
+            if !self.name.isEmpty { writer.writeString(field: 1, self.name) }
+            if self.liked != 0 { writer.writeInt32(field: 2, self.liked) }
+            if self.passed != 0 { writer.writeInt32(field: 3, self.passed) }
+        }
+
+        public mutating func decodeField(_ field: Int, from reader: inout ProtoReader) throws {
+            switch field {
+            case 1: self.name = try reader.readString()
+            case 2: self.liked = try reader.readInt32()
+            case 3: self.passed = try reader.readInt32()
+            default: try reader.skipField()
+            }
+        }
+    }
+
+    /// `rendezvous.discovery.v1.TasteProfile`.
+    public struct TasteProfile: ProtoMessage, Hashable {
+        /// `int32 likes = 1;`
+        public var likes: Int32 = 0
+        /// `int32 passes = 2;`
+        public var passes: Int32 = 0
+        /// Most liked first; at most 20 each.
+        ///
+        /// `repeated TasteCount tags = 3;`
+        public var tags: [TasteCount] = []
+        /// `repeated TasteCount interests = 4;`
+        public var interests: [TasteCount] = []
+        /// `repeated TasteCount cuisines = 5;`
+        public var cuisines: [TasteCount] = []
+
+        public init() {}
+
+        public init(
+            likes: Int32 = 0,
+            passes: Int32 = 0,
+            tags: [TasteCount] = [],
+            interests: [TasteCount] = [],
+            cuisines: [TasteCount] = []
+        ) {
+            self.likes = likes
+            self.passes = passes
+            self.tags = tags
+            self.interests = interests
+            self.cuisines = cuisines
+        }
+
+        public func encode(to writer: inout ProtoWriter) {
+            if self.likes != 0 { writer.writeInt32(field: 1, self.likes) }
+            if self.passes != 0 { writer.writeInt32(field: 2, self.passes) }
+            for value in self.tags { writer.writeMessage(field: 3, value) }
+            for value in self.interests { writer.writeMessage(field: 4, value) }
+            for value in self.cuisines { writer.writeMessage(field: 5, value) }
+        }
+
+        public mutating func decodeField(_ field: Int, from reader: inout ProtoReader) throws {
+            switch field {
+            case 1: self.likes = try reader.readInt32()
+            case 2: self.passes = try reader.readInt32()
+            case 3: try reader.readRepeatedMessage(into: &self.tags)
+            case 4: try reader.readRepeatedMessage(into: &self.interests)
+            case 5: try reader.readRepeatedMessage(into: &self.cuisines)
+            default: try reader.skipField()
+            }
+        }
+    }
+
+    /// `rendezvous.discovery.v1.GetSettingsRequest`.
+    public struct GetSettingsRequest: ProtoMessage, Hashable {
+        public init() {}
+
+        public func encode(to writer: inout ProtoWriter) {}
+
+        public mutating func decodeField(_ field: Int, from reader: inout ProtoReader) throws {
+            try reader.skipField()
+        }
+    }
+
+    /// `rendezvous.discovery.v1.UpdateSettingsRequest`.
+    public struct UpdateSettingsRequest: ProtoMessage, Hashable {
+        /// `bool incognito = 1;`
+        public var incognito: Bool = false
+
+        public init() {}
+
+        public init(incognito: Bool = false) {
+            self.incognito = incognito
+        }
+
+        public func encode(to writer: inout ProtoWriter) {
+            if self.incognito { writer.writeBool(field: 1, self.incognito) }
+        }
+
+        public mutating func decodeField(_ field: Int, from reader: inout ProtoReader) throws {
+            switch field {
+            case 1: self.incognito = try reader.readBool()
+            default: try reader.skipField()
+            }
+        }
+    }
+
+    /// `rendezvous.discovery.v1.DiscoverySettings`.
+    public struct DiscoverySettings: ProtoMessage, Hashable {
+        /// `bool incognito = 1;`
+        public var incognito: Bool = false
+        /// While set and in the future, the caller ranks first in others' feeds.
+        ///
+        /// `Timestamp boosted_until = 2;`
+        public var boostedUntil: Timestamp?
+        /// Boosts left this month (-1: no limit).
+        ///
+        /// `int32 boosts_remaining = 3;`
+        public var boostsRemaining: Int32 = 0
+
+        public init() {}
+
+        public init(incognito: Bool = false, boostedUntil: Timestamp? = nil, boostsRemaining: Int32 = 0) {
+            self.incognito = incognito
+            self.boostedUntil = boostedUntil
+            self.boostsRemaining = boostsRemaining
+        }
+
+        public func encode(to writer: inout ProtoWriter) {
+            if self.incognito { writer.writeBool(field: 1, self.incognito) }
+            if let value = self.boostedUntil { writer.writeMessage(field: 2, value) }
+            if self.boostsRemaining != 0 { writer.writeInt32(field: 3, self.boostsRemaining) }
+        }
+
+        public mutating func decodeField(_ field: Int, from reader: inout ProtoReader) throws {
+            switch field {
+            case 1: self.incognito = try reader.readBool()
+            case 2: self.boostedUntil = try reader.mergeMessage(self.boostedUntil)
+            case 3: self.boostsRemaining = try reader.readInt32()
+            default: try reader.skipField()
+            }
+        }
+    }
+
+    /// `rendezvous.discovery.v1.BoostRequest`.
+    public struct BoostRequest: ProtoMessage, Hashable {
+        public init() {}
+
+        public func encode(to writer: inout ProtoWriter) {}
+
+        public mutating func decodeField(_ field: Int, from reader: inout ProtoReader) throws {
+            try reader.skipField()
+        }
+    }
+
     /// Event MatchCreated: two people liked each other.
     ///
     /// `rendezvous.discovery.v1.MatchCreated`.
@@ -852,6 +1039,8 @@ public enum Discovery {
         public static let userNotFound = ErrorReason(rawValue: 12)
         /// The tiers' allowances could not be read from identity.
         public static let identityUnavailable = ErrorReason(rawValue: 13)
+        /// A feature the caller's tier does not include (ErrorInfo.metadata: feature, tier).
+        public static let tierRequired = ErrorReason(rawValue: 24)
         /// Group sessions (sessions.proto).
         public static let categoryNotFound = ErrorReason(rawValue: 14)
         public static let invalidJoinCode = ErrorReason(rawValue: 15)
@@ -880,6 +1069,7 @@ public enum Discovery {
             case 11: "QUOTA_EXCEEDED"
             case 12: "USER_NOT_FOUND"
             case 13: "IDENTITY_UNAVAILABLE"
+            case 24: "TIER_REQUIRED"
             case 14: "CATEGORY_NOT_FOUND"
             case 15: "INVALID_JOIN_CODE"
             case 16: "INVALID_QUORUM"
@@ -910,6 +1100,7 @@ public enum Discovery {
             case 11: .resourceExhausted
             case 12: .notFound
             case 13: .unavailable
+            case 24: .permissionDenied
             case 14: .notFound
             case 15: .notFound
             case 16: .invalidArgument
@@ -940,6 +1131,7 @@ public enum Discovery {
             case "QUOTA_EXCEEDED": self = .quotaExceeded
             case "USER_NOT_FOUND": self = .userNotFound
             case "IDENTITY_UNAVAILABLE": self = .identityUnavailable
+            case "TIER_REQUIRED": self = .tierRequired
             case "CATEGORY_NOT_FOUND": self = .categoryNotFound
             case "INVALID_JOIN_CODE": self = .invalidJoinCode
             case "INVALID_QUORUM": self = .invalidQuorum
@@ -990,6 +1182,29 @@ package protocol DiscoveryProvider: RPCService {
     ///
     /// `/rendezvous.discovery.v1.Discovery/GetLikesReceived`, unary.
     func getLikesReceived(_ request: Discovery.GetLikesReceivedRequest, context: ServerCallContext) async throws -> Discovery.LikesReceived
+
+    /// What the caller's swipes say about their tastes: the tags, interests and cuisines of the
+    /// people they liked and passed. In apps where swiping is a quiz (FirstDate's viewers) this
+    /// is what swiping is for; it feeds icebreaker suggestions.
+    ///
+    /// `/rendezvous.discovery.v1.Discovery/GetTasteProfile`, unary.
+    func getTasteProfile(_ request: Discovery.GetTasteProfileRequest, context: ServerCallContext) async throws -> Discovery.TasteProfile
+
+    /// `/rendezvous.discovery.v1.Discovery/GetSettings`, unary.
+    func getSettings(_ request: Discovery.GetSettingsRequest, context: ServerCallContext) async throws -> Discovery.DiscoverySettings
+
+    /// Incognito: the caller appears only to people they liked (tiers with incognito;
+    /// PERMISSION_DENIED TIER_REQUIRED otherwise).
+    ///
+    /// `/rendezvous.discovery.v1.Discovery/UpdateSettings`, unary.
+    func updateSettings(_ request: Discovery.UpdateSettingsRequest, context: ServerCallContext) async throws -> Discovery.DiscoverySettings
+
+    /// Spends one of the month's boosts (the tier's boosts_per_month, per UTC month): the caller
+    /// ranks first in others' feeds for 30 minutes. While a boost runs, calling again returns it
+    /// and spends nothing. None left: RESOURCE_EXHAUSTED QUOTA_EXCEEDED.
+    ///
+    /// `/rendezvous.discovery.v1.Discovery/Boost`, unary.
+    func boost(_ request: Discovery.BoostRequest, context: ServerCallContext) async throws -> Discovery.DiscoverySettings
 }
 
 extension DiscoveryProvider {
@@ -1014,6 +1229,18 @@ extension DiscoveryProvider {
         }
         router.unary(serviceName, "GetLikesReceived") { (request: Discovery.GetLikesReceivedRequest, context) in
             try await self.getLikesReceived(request, context: context)
+        }
+        router.unary(serviceName, "GetTasteProfile") { (request: Discovery.GetTasteProfileRequest, context) in
+            try await self.getTasteProfile(request, context: context)
+        }
+        router.unary(serviceName, "GetSettings") { (request: Discovery.GetSettingsRequest, context) in
+            try await self.getSettings(request, context: context)
+        }
+        router.unary(serviceName, "UpdateSettings") { (request: Discovery.UpdateSettingsRequest, context) in
+            try await self.updateSettings(request, context: context)
+        }
+        router.unary(serviceName, "Boost") { (request: Discovery.BoostRequest, context) in
+            try await self.boost(request, context: context)
         }
     }
 }
@@ -1068,5 +1295,36 @@ package struct DiscoveryClient: Sendable {
     /// `/rendezvous.discovery.v1.Discovery/GetLikesReceived`, unary.
     package func getLikesReceived(_ request: Discovery.GetLikesReceivedRequest, options: CallOptions = CallOptions()) async throws -> Discovery.LikesReceived {
         try await client.unary(path: "/rendezvous.discovery.v1.Discovery/GetLikesReceived", request: request, options: options).message
+    }
+
+    /// What the caller's swipes say about their tastes: the tags, interests and cuisines of the
+    /// people they liked and passed. In apps where swiping is a quiz (FirstDate's viewers) this
+    /// is what swiping is for; it feeds icebreaker suggestions.
+    ///
+    /// `/rendezvous.discovery.v1.Discovery/GetTasteProfile`, unary.
+    package func getTasteProfile(_ request: Discovery.GetTasteProfileRequest = Discovery.GetTasteProfileRequest(), options: CallOptions = CallOptions()) async throws -> Discovery.TasteProfile {
+        try await client.unary(path: "/rendezvous.discovery.v1.Discovery/GetTasteProfile", request: request, options: options).message
+    }
+
+    /// `/rendezvous.discovery.v1.Discovery/GetSettings`, unary.
+    package func getSettings(_ request: Discovery.GetSettingsRequest = Discovery.GetSettingsRequest(), options: CallOptions = CallOptions()) async throws -> Discovery.DiscoverySettings {
+        try await client.unary(path: "/rendezvous.discovery.v1.Discovery/GetSettings", request: request, options: options).message
+    }
+
+    /// Incognito: the caller appears only to people they liked (tiers with incognito;
+    /// PERMISSION_DENIED TIER_REQUIRED otherwise).
+    ///
+    /// `/rendezvous.discovery.v1.Discovery/UpdateSettings`, unary.
+    package func updateSettings(_ request: Discovery.UpdateSettingsRequest, options: CallOptions = CallOptions()) async throws -> Discovery.DiscoverySettings {
+        try await client.unary(path: "/rendezvous.discovery.v1.Discovery/UpdateSettings", request: request, options: options).message
+    }
+
+    /// Spends one of the month's boosts (the tier's boosts_per_month, per UTC month): the caller
+    /// ranks first in others' feeds for 30 minutes. While a boost runs, calling again returns it
+    /// and spends nothing. None left: RESOURCE_EXHAUSTED QUOTA_EXCEEDED.
+    ///
+    /// `/rendezvous.discovery.v1.Discovery/Boost`, unary.
+    package func boost(_ request: Discovery.BoostRequest = Discovery.BoostRequest(), options: CallOptions = CallOptions()) async throws -> Discovery.DiscoverySettings {
+        try await client.unary(path: "/rendezvous.discovery.v1.Discovery/Boost", request: request, options: options).message
     }
 }
