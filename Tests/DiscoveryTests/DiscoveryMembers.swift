@@ -42,11 +42,13 @@ struct DiscoveryMembers: Sendable {
     /// email account) with a saved profile: `tags`, `location` (latitude, longitude), born
     /// `age` years ago, `active`.
     func join(_ app: String, tags: [String] = [], location: (Double, Double)? = nil, age: Int32 = 30,
-              gender: Profiles.Gender = .female, cuisines: [String] = [], active: Bool = true) async throws -> Member {
+              gender: Profiles.Gender = .female, cuisines: [String] = [], active: Bool = true,
+              referralCode: String = "") async throws -> Member {
         let session: Identity.AuthSession
         if app == "elite" || app == "firstdate" {
             session = try await identity.signUpWithEmail(.init(app: app, email: "\(TestDatabase.uniqueName("disc"))@example.com",
-                                                               password: "correct horse battery staple", deviceName: "tests"))
+                                                               password: "correct horse battery staple", deviceName: "tests",
+                                                               referralCode: referralCode))
         } else {
             session = try await identity.signInAnonymously(.init(app: app, deviceName: "tests"))
         }
@@ -72,17 +74,24 @@ struct DiscoveryMembers: Sendable {
     /// `member` in `tier`, set by an admin of the app (made the way an operator makes the first
     /// one, `identity grant-role`), with a refreshed token carrying the new tier.
     func grantTier(_ tier: String, to member: Member) async throws -> Member {
-        let admin = try await join(member.app)
-        let result = try await Subprocess.run(
-            try RepositoryPaths.builtExecutable("identity"),
-            ["grant-role", "--app", member.app, "--account-id", admin.id, "--role", "admin"],
-            environment: ["RV_PG_URL_IDENTITY": DiscoveryStack.postgresURL(role: "identity")], timeout: .seconds(60))
-        guard result.exitCode == 0 else { throw SubprocessError(message: "identity grant-role: \(result.output)") }
-        let adminSession = try await identity.refreshSession(.init(refreshToken: admin.refreshToken))
+        let admin = try await makeAdmin(of: member.app)
         _ = try await MembershipClient(client: identity.client).setTier(.init(accountID: member.id, tier: tier),
-                                                                         options: .bearer(adminSession.accessToken))
+                                                                         options: admin.bearer)
         let session = try await identity.refreshSession(.init(refreshToken: member.refreshToken))
         return Member(id: member.id, app: member.app, token: session.accessToken, refreshToken: session.refreshToken)
+    }
+
+    /// A new admin of `app`, made the way an operator makes the first one (`identity grant-role`),
+    /// with a token carrying the role.
+    func makeAdmin(of app: String, location: (Double, Double)? = nil) async throws -> Member {
+        let admin = try await join(app, location: location)
+        let result = try await Subprocess.run(
+            try RepositoryPaths.builtExecutable("identity"),
+            ["grant-role", "--app", app, "--account-id", admin.id, "--role", "admin"],
+            environment: ["RV_PG_URL_IDENTITY": DiscoveryStack.postgresURL(role: "identity")], timeout: .seconds(60))
+        guard result.exitCode == 0 else { throw SubprocessError(message: "identity grant-role: \(result.output)") }
+        let session = try await identity.refreshSession(.init(refreshToken: admin.refreshToken))
+        return Member(id: admin.id, app: app, token: session.accessToken, refreshToken: session.refreshToken)
     }
 
     /// Waits (up to 15 s) until discovery's copy of `account` satisfies `condition` (given the

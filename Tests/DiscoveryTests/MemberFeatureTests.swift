@@ -65,4 +65,24 @@ import Testing
         let failure = await reason { _ = try await members.discovery.boost(.init(), options: viewer.bearer) }
         #expect(failure?.reason == "TIER_REQUIRED")
     }
+
+    /// Two members referred by the same person share a connection: each ranks the other first
+    /// and sees the count.
+    @Test func referrals_makeConnections_andMutualConnectionsRankFirst() async throws {
+        let members = try await DiscoveryMembers.make()
+        defer { members.close() }
+        let here = (Double.random(in: -50...50), Double.random(in: -170...170))
+        let referrer = try await members.makeAdmin(of: "elite")
+        let membership = MembershipClient(client: members.identity.client)
+        let first = try await membership.createReferralCode(.init(), options: referrer.bearer)
+        let second = try await membership.createReferralCode(.init(), options: referrer.bearer)
+        let viewer = try await members.join("elite", tags: ["jazz", "wine", "salsa"], location: here, referralCode: first.code)
+        let friendOfFriend = try await members.join("elite", location: here, referralCode: second.code)
+        let sharesTags = try await members.join("elite", tags: ["jazz", "wine", "salsa"], location: here)
+        try await members.waitForDiscoveryToCatchUp()
+        let cards = try await members.feed(of: viewer)
+        #expect(cards.map(\.accountID).prefix(2) == [friendOfFriend.id, sharesTags.id])
+        #expect(cards.first?.mutualConnections == 1)
+        #expect(cards.dropFirst().first?.mutualConnections == 0)
+    }
 }

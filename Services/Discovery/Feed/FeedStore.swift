@@ -4,7 +4,7 @@ import Postgres
 
 /// The ranked feed in one query over the projection: a window of candidates (`window`), then
 /// their scores. Scores are integers, so a page token's (score, id) is an exact position:
-///   100 per shared tag; 250 when they super-liked the viewer, 150 when they liked;
+///   400 per mutual connection; 100 per shared tag; 250 when they super-liked the viewer, 150 when they liked;
 ///   200 for a tier ranked first in discovery; 20 per day of activity in the last 14;
 ///   minus 2 per kilometre; 1000 while the person's boost runs.
 /// Every part is computed as of the feed's moment (`asOf`): likes and profiles that arrive
@@ -78,7 +78,10 @@ enum FeedStore {
             ), scored AS (
                 SELECT c.*, l.action AS liked, v.as_of,
                        CASE WHEN v.location IS NULL OR c.location IS NULL THEN 0
-                            ELSE ST_Distance(c.location, v.location, false) END AS distance
+                            ELSE ST_Distance(c.location, v.location, false) END AS distance,
+                       (SELECT count(*) FROM discovery.connections mine JOIN discovery.connections theirs
+                          ON theirs.other_id = mine.other_id AND theirs.account_id = c.account_id
+                        WHERE mine.account_id = $1)::int4 AS mutual
                 FROM candidates c CROSS JOIN v
                 LEFT JOIN discovery.swipes l
                   ON l.swiper_id = c.account_id AND l.target_id = $1 AND l.action >= 2 AND l.created_at <= v.as_of
@@ -88,6 +91,7 @@ enum FeedStore {
             ), ranked AS (
                 SELECT r.*,
                        CASE WHEN r.boosted_until > r.as_of THEN 1000 ELSE 0 END
+                       + 400 * r.mutual
                        + CASE WHEN r.tier = ANY($9::text[]) THEN 200 ELSE 0 END
                        + CASE r.liked WHEN 3 THEN 250 WHEN 2 THEN 150 ELSE 0 END
                        + 20 * greatest(0, 14 - floor(greatest(0, extract(epoch FROM
@@ -98,7 +102,7 @@ enum FeedStore {
             )
             SELECT account_id, public_name, coalesce(date_part('year', age((as_of AT TIME ZONE 'UTC')::date, birth_date))::int4, 0),
                    gender, bio, title, tags, ARRAY(SELECT t FROM unnest(tags) t WHERE t = ANY($13::text[]) ORDER BY t),
-                   neighborhood, distance, photo_ids, verified, coalesce(liked = 3, false), score
+                   neighborhood, distance, photo_ids, verified, coalesce(liked = 3, false), score, mutual
             FROM ranked
             WHERE $10::int8 IS NULL OR score < $10::int8 OR (score = $10::int8 AND account_id > $11::uuid)
             ORDER BY score DESC, account_id
@@ -124,6 +128,7 @@ enum FeedStore {
             card.photoIDs = try row.decode(10)
             card.verified = try row.decode(11)
             card.superLikedYou = try row.decode(12)
+            card.mutualConnections = try row.decode(14)
             return Row(card: card, score: try row.decode(13))
         }
     }

@@ -78,7 +78,7 @@ enum DiscoveryMigrations {
                 );
                 """),
             Migration(version: 3, name: "event cursors", sql: EventConsumer.ddl(schema: "discovery")),
-        ] + outbox.migrations(from: 4) + [outbox.occurredAtIndexMigration(version: 6), groupSessions, SessionCatalog.seed, recencyIndex, memberSettings]
+        ] + outbox.migrations(from: 4) + [outbox.occurredAtIndexMigration(version: 6), groupSessions, SessionCatalog.seed, recencyIndex, memberSettings, connections]
     }
 
     /// Swivo's group sessions: categories and their options (seeded by `SessionCatalog`), sessions
@@ -145,5 +145,16 @@ enum DiscoveryMigrations {
             PRIMARY KEY (account_id, started_at)
         );
         ALTER TABLE discovery.swipes ADD COLUMN quiz boolean NOT NULL DEFAULT false;
+        """)
+
+    /// Who knows whom, by source (1: referral); mutual connections rank first in feeds.
+    static let connections = Migration(version: 11, name: "connections", sql: """
+        CREATE TABLE discovery.connections (
+            account_id uuid NOT NULL,
+            other_id uuid NOT NULL,
+            source smallint NOT NULL,
+            created_at timestamptz NOT NULL DEFAULT now(),
+            PRIMARY KEY (account_id, other_id)
+        );
         """)
 }

@@ -10,7 +10,8 @@ struct ProfileProjection: Sendable {
     let matches: MatchStore
 
     /// The identity events discovery follows.
-    static let eventTypes = ["ProfileUpdated", "TierChanged", "UserBlocked", "UserUnblocked", "UserReported", "AccountDeleted"]
+    static let eventTypes = ["ProfileUpdated", "TierChanged", "UserBlocked", "UserUnblocked", "UserReported", "AccountDeleted",
+                             "ReferralUsed"]
 
     func apply(_ event: Events.Event, on connection: Connection) async throws {
         switch event.type {
@@ -41,6 +42,16 @@ struct ProfileProjection: Sendable {
             _ = try await connection.execute("""
                 INSERT INTO discovery.reports (reporter_id, reported_id) VALUES ($1, $2) ON CONFLICT DO NOTHING
                 """, [.uuid(reporter), .uuid(reported)])
+        case "ReferralUsed":
+            // A referral connects the two both ways (one row per direction keeps the mutual
+            // count a single join).
+            let referral = try Membership.ReferralUsed(serializedBytes: event.payload)
+            guard let referrer = UUID(uuidString: referral.referrerAccountID),
+                  let redeemer = UUID(uuidString: referral.redeemerAccountID), referrer != redeemer else { return }
+            _ = try await connection.execute("""
+                INSERT INTO discovery.connections (account_id, other_id, source) VALUES ($1, $2, 1), ($2, $1, 1)
+                ON CONFLICT DO NOTHING
+                """, [.uuid(referrer), .uuid(redeemer)])
         case "AccountDeleted":
             let deletion = try Identity.AccountDeleted(serializedBytes: event.payload)
             guard let account = UUID(uuidString: deletion.accountID) else { return }
@@ -81,8 +92,8 @@ struct ProfileProjection: Sendable {
     }
 
     /// A deleted account leaves nothing behind: its matches end (MatchEnded, for messaging),
-    /// then its profile, swipes (both ways), blocks, reports, matches, counters and its part in
-    /// group sessions go.
+    /// then its profile, swipes (both ways), blocks, reports, matches, counters, connections and its
+    /// part in group sessions go.
     private func purge(_ account: UUID, app: String, on connection: Connection) async throws {
         try await matches.endAll(of: account, app: app, on: connection)
         _ = try await connection.execute("""
@@ -92,7 +103,8 @@ struct ProfileProjection: Sendable {
                  r AS (DELETE FROM discovery.reports WHERE reporter_id = $1 OR reported_id = $1),
                  u AS (DELETE FROM discovery.daily_usage WHERE account_id = $1),
                  l AS (DELETE FROM discovery.session_likes WHERE account_id = $1),
-                 sp AS (DELETE FROM discovery.session_participants WHERE account_id = $1)
+                 sp AS (DELETE FROM discovery.session_participants WHERE account_id = $1),
+                 c AS (DELETE FROM discovery.connections WHERE account_id = $1 OR other_id = $1)
             DELETE FROM discovery.matches WHERE account_low = $1 OR account_high = $1
             """, [.uuid(account)])
     }

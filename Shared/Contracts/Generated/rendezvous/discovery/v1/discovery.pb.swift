@@ -137,6 +137,10 @@ public enum Discovery {
         ///
         /// `bool super_liked_you = 13;`
         public var superLikedYou: Bool = false
+        /// People connected to both (a redeemed referral connects referrer and member).
+        ///
+        /// `int32 mutual_connections = 14;`
+        public var mutualConnections: Int32 = 0
 
         public init() {}
 
@@ -153,7 +157,8 @@ public enum Discovery {
             distanceMeters: Double = 0,
             photoIDs: [String] = [],
             verified: Bool = false,
-            superLikedYou: Bool = false
+            superLikedYou: Bool = false,
+            mutualConnections: Int32 = 0
         ) {
             self.accountID = accountID
             self.publicName = publicName
@@ -168,6 +173,7 @@ public enum Discovery {
             self.photoIDs = photoIDs
             self.verified = verified
             self.superLikedYou = superLikedYou
+            self.mutualConnections = mutualConnections
         }
 
         public func encode(to writer: inout ProtoWriter) {
@@ -184,6 +190,7 @@ public enum Discovery {
             for value in self.photoIDs { writer.writeString(field: 11, value) }
             if self.verified { writer.writeBool(field: 12, self.verified) }
             if self.superLikedYou { writer.writeBool(field: 13, self.superLikedYou) }
+            if self.mutualConnections != 0 { writer.writeInt32(field: 14, self.mutualConnections) }
         }
 
         public mutating func decodeField(_ field: Int, from reader: inout ProtoReader) throws {
@@ -201,6 +208,7 @@ public enum Discovery {
             case 11: try reader.readRepeatedString(into: &self.photoIDs)
             case 12: self.verified = try reader.readBool()
             case 13: self.superLikedYou = try reader.readBool()
+            case 14: self.mutualConnections = try reader.readInt32()
             default: try reader.skipField()
             }
         }
