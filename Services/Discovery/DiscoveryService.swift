@@ -47,21 +47,21 @@ struct DiscoveryService: DiscoveryProvider {
         return try await pool.withTransaction { connection in
             try await SwipeStore.lockPair(swiper, target, on: connection)
             var response = Discovery.SwipeResponse()
-            if let existing = try await SwipeStore.find(by: swiper, on: target, on: connection) {
+            let quiz = settings.isQuiz(app: caller.app, role: caller.role)
+            let state = try await SwipeStore.state(of: swiper, on: target, app: caller.app, on: connection)
+            var used = state.used
+            if let existing = state.existing {
                 guard existing.action == request.action else {
                     throw DiscoveryError.alreadySwiped(action: Self.name(of: existing.action))
                 }
                 response.swipe = Discovery.Swipe(accountID: target.uuidString.lowercased(), action: existing.action,
                                                  swipedAt: Timestamp(microseconds: existing.createdAt))
                 response.match = try await matches.find(between: swiper, and: target, on: connection)?.message
-                response.quiz = settings.isQuiz(app: caller.app, role: caller.role)
-                response.quota = Self.quota(tier: tier, entitlements, used: try await SwipeStore.usage(of: swiper, on: connection))
+                response.quiz = quiz
+                response.quota = Self.quota(tier: tier, entitlements, used: used)
                 return response
             }
-            guard try await SwipeStore.isVisible(target, to: swiper, app: caller.app, on: connection) else {
-                throw DiscoveryError.userNotFound
-            }
-            var used = try await SwipeStore.usage(of: swiper, on: connection)
+            guard state.visible else { throw DiscoveryError.userNotFound }
             if request.action != .pass {
                 guard let spent = try await SwipeStore.spend(request.action, by: swiper, likeLimit: entitlements.likesPerDay,
                                                              superLikeLimit: entitlements.superLikesPerDay, on: connection) else {
@@ -71,13 +71,12 @@ struct DiscoveryService: DiscoveryProvider {
                 }
                 used = spent
             }
-            let quiz = settings.isQuiz(app: caller.app, role: caller.role)
-            let swipedAt = try await SwipeStore.insert(by: swiper, on: target, app: caller.app, action: request.action,
-                                                       quiz: quiz, on: connection)
+            let (swipedAt, likedBack) = try await SwipeStore.insert(by: swiper, on: target, app: caller.app,
+                                                                    action: request.action, quiz: quiz, on: connection)
             response.swipe = Discovery.Swipe(accountID: target.uuidString.lowercased(), action: request.action,
                                              swipedAt: Timestamp(microseconds: swipedAt))
             response.quiz = quiz
-            if request.action != .pass, !quiz, let theirs = try await SwipeStore.like(by: target, of: swiper, on: connection) {
+            if request.action != .pass, !quiz, let theirs = likedBack {
                 let match = try await matches.create(completer: swiper, other: target, app: caller.app,
                                                      superLike: theirs == .superLike || request.action == .superLike,
                                                      on: connection)

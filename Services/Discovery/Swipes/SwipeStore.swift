@@ -18,35 +18,50 @@ enum SwipeStore {
             """, [.uuid(a), .uuid(b)])
     }
 
-    static func find(by swiper: UUID, on target: UUID, on connection: Connection) async throws -> Existing? {
-        let rows = try await connection.query("""
-            SELECT action, \(MatchStore.micros("created_at")) FROM discovery.swipes WHERE swiper_id = $1 AND target_id = $2
-            """, [.uuid(swiper), .uuid(target)])
-        guard let row = rows.first else { return nil }
-        return Existing(action: Discovery.SwipeAction(rawValue: Int32(try row.decode(0, as: Int16.self))),
-                        createdAt: try row.decode(1))
+    /// What a swipe needs to know, in one statement once the pair is locked: the swiper's earlier
+    /// swipe on the target, whether the target is someone they may swipe on (an active profile
+    /// of the app, not blocked either way), and the swiper's usage today (UTC).
+    struct State: Sendable {
+        var existing: Existing?
+        var visible: Bool
+        var used: (likes: Int32, superLikes: Int32)
     }
 
+    static func state(of swiper: UUID, on target: UUID, app: String, on connection: Connection) async throws -> State {
+        let rows = try await connection.query("""
+            SELECT s.action, \(MatchStore.micros("s.created_at")),
+                   EXISTS (SELECT 1 FROM discovery.profiles p
+                           WHERE p.account_id = $2 AND p.app = $3 AND p.active
+                             AND NOT EXISTS (SELECT 1 FROM discovery.blocks b
+                                             WHERE (b.blocker_id = $2 AND b.blocked_id = $1)
+                                                OR (b.blocker_id = $1 AND b.blocked_id = $2))),
+                   coalesce(u.likes, 0), coalesce(u.super_likes, 0)
+            FROM (SELECT 1) one
+            LEFT JOIN discovery.swipes s ON s.swiper_id = $1 AND s.target_id = $2
+            LEFT JOIN discovery.daily_usage u ON u.account_id = $1 AND u.day = (now() AT TIME ZONE 'UTC')::date
+            """, [.uuid(swiper), .uuid(target), .text(app)])
+        let row = rows[0]
+        let existing = try row.decode(0, as: Int16?.self).map { action in
+            Existing(action: Discovery.SwipeAction(rawValue: Int32(action)), createdAt: try row.decode(1))
+        }
+        return State(existing: existing, visible: try row.decode(2), used: (try row.decode(3), try row.decode(4)))
+    }
+
+    /// Records the swipe and, in the same statement, finds the target's like of the swiper that
+    /// can match (not a quiz answer); the caller holds the pair's lock, so that like is settled.
     static func insert(by swiper: UUID, on target: UUID, app: String, action: Discovery.SwipeAction, quiz: Bool,
-                       on connection: Connection) async throws -> Int64 {
+                       on connection: Connection) async throws -> (swipedAt: Int64, likedBack: Discovery.SwipeAction?) {
         let rows = try await connection.query("""
-            INSERT INTO discovery.swipes (swiper_id, target_id, app, action, quiz) VALUES ($1, $2, $3, $4, $5)
-            RETURNING \(MatchStore.micros("created_at"))
+            WITH inserted AS (
+                INSERT INTO discovery.swipes (swiper_id, target_id, app, action, quiz) VALUES ($1, $2, $3, $4, $5)
+                RETURNING created_at
+            )
+            SELECT \(MatchStore.micros("created_at")),
+                   (SELECT action FROM discovery.swipes WHERE swiper_id = $2 AND target_id = $1 AND action >= 2 AND NOT quiz)
+            FROM inserted
             """, [.uuid(swiper), .uuid(target), .text(app), .int16(Int16(action.rawValue)), .bool(quiz)])
-        return try rows[0].decode(0)
-    }
-
-    /// Whether `target` is someone `viewer` may swipe on: an active profile of the app, not
-    /// blocked either way.
-    static func isVisible(_ target: UUID, to viewer: UUID, app: String, on connection: Connection) async throws -> Bool {
-        let rows = try await connection.query("""
-            SELECT EXISTS (
-                SELECT 1 FROM discovery.profiles p
-                WHERE p.account_id = $1 AND p.app = $3 AND p.active
-                  AND NOT EXISTS (SELECT 1 FROM discovery.blocks b
-                                  WHERE (b.blocker_id = $1 AND b.blocked_id = $2) OR (b.blocker_id = $2 AND b.blocked_id = $1)))
-            """, [.uuid(target), .uuid(viewer), .text(app)])
-        return try rows[0].decode(0)
+        let likedBack = try rows[0].decode(1, as: Int16?.self).map { Discovery.SwipeAction(rawValue: Int32($0)) }
+        return (try rows[0].decode(0), likedBack)
     }
 
     /// Today's (UTC) likes and super-likes of `account`.
@@ -76,14 +91,5 @@ enum SwipeStore {
                   .int32(action == .superLike ? -1 : likeLimit), .int32(action == .superLike ? superLikeLimit : -1)])
         guard let row = rows.first else { return nil }
         return (try row.decode(0), try row.decode(1))
-    }
-
-    /// The action `liker` gave `account`, when it was a like or super-like that can match (not
-    /// a quiz answer).
-    static func like(by liker: UUID, of account: UUID, on connection: Connection) async throws -> Discovery.SwipeAction? {
-        let rows = try await connection.query("""
-            SELECT action FROM discovery.swipes WHERE swiper_id = $1 AND target_id = $2 AND action >= 2 AND NOT quiz
-            """, [.uuid(liker), .uuid(account)])
-        return try rows.first.map { Discovery.SwipeAction(rawValue: Int32(try $0.decode(0, as: Int16.self))) }
     }
 }
