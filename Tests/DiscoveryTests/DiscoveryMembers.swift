@@ -43,7 +43,7 @@ struct DiscoveryMembers: Sendable {
     /// `age` years ago, `active`.
     func join(_ app: String, tags: [String] = [], location: (Double, Double)? = nil, age: Int32 = 30,
               gender: Profiles.Gender = .female, cuisines: [String] = [], active: Bool = true,
-              referralCode: String = "") async throws -> Member {
+              referralCode: String = "", neighborhood: String = "") async throws -> Member {
         let session: Identity.AuthSession
         if app == "elite" || app == "firstdate" {
             session = try await identity.signUpWithEmail(.init(app: app, email: "\(TestDatabase.uniqueName("disc"))@example.com",
@@ -66,6 +66,10 @@ struct DiscoveryMembers: Sendable {
         if let (latitude, longitude) = location { fields.location = Profiles.GeoPoint(latitude: latitude, longitude: longitude) }
         var mask = ["display_name", "bio", "tags", "preferred_cuisines", "gender", "active", "birth_date"]
         if location != nil { mask.append("location") }
+        if !neighborhood.isEmpty {
+            fields.neighborhood = neighborhood
+            mask.append("neighborhood")
+        }
         _ = try await profiles.updateProfile(.init(fields: fields, updateMask: mask), options: member.bearer)
         try await waitForProjection(of: member.id) { row in try row.decode(0, as: Bool.self) == active }
         return member

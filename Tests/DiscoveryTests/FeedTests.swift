@@ -121,4 +121,25 @@ import Testing
         _ = try await members.swipe(viewer, .pass, on: admirer)
         #expect(try await members.discovery.getLikesReceived(.init(), options: viewer.bearer).count == 0)
     }
+
+    /// FirstDate: a viewer who gave a neighborhood but no location is placed at the middle of
+    /// that neighborhood's members, so the radius and distances still apply.
+    @Test func viewerWithoutLocation_isPlacedAtTheirNeighborhoodsCentroid() async throws {
+        let members = try await DiscoveryMembers.make()
+        defer { members.close() }
+        let here = Self.spot()
+        let neighborhood = "Brickell " + TestDatabase.uniqueName("n").suffix(8)
+        let west = try await members.join("firstdate", location: (here.0, here.1 - 0.02), neighborhood: neighborhood)
+        let east = try await members.join("firstdate", location: (here.0, here.1 + 0.02), neighborhood: neighborhood)
+        let far = try await members.join("firstdate", location: (here.0 + 3, here.1))
+        let viewer = try await members.join("firstdate", neighborhood: neighborhood)
+        let cards = try await members.feed(of: viewer)
+        let ids = cards.map(\.accountID)
+        #expect(ids.contains(west.id) && ids.contains(east.id))
+        #expect(!ids.contains(far.id))
+        // Both are about 0.02° of longitude from the centroid between them.
+        for card in cards where card.accountID == west.id || card.accountID == east.id {
+            #expect(card.distanceMeters > 500 && card.distanceMeters < 2_500)
+        }
+    }
 }

@@ -25,11 +25,21 @@ enum FeedStore {
         var score: Int64
     }
 
-    /// The viewer's own tags and location (latitude, longitude), from the projection.
-    static func viewer(_ account: UUID, on connection: Connection) async throws -> (tags: [String], location: (Double, Double)?) {
+    /// The viewer's own tags and location (latitude, longitude), from the projection. A viewer
+    /// without a location but with a neighborhood is placed at its centroid: the middle of the
+    /// app's members who gave both (FirstDate's fallback), so the radius and distances still apply.
+    static func viewer(_ account: UUID, app: String, on connection: Connection) async throws
+        -> (tags: [String], location: (Double, Double)?) {
         let rows = try await connection.query("""
-            SELECT tags, ST_Y(location::geometry), ST_X(location::geometry) FROM discovery.profiles WHERE account_id = $1
-            """, [.uuid(account)])
+            WITH me AS (SELECT tags, location, neighborhood FROM discovery.profiles WHERE account_id = $1),
+                 point AS (
+                     SELECT coalesce(me.location::geometry,
+                                     (SELECT ST_Centroid(ST_Collect(p.location::geometry)) FROM discovery.profiles p
+                                      WHERE me.location IS NULL AND me.neighborhood <> '' AND p.app = $2
+                                        AND p.neighborhood = me.neighborhood AND p.location IS NOT NULL)) AS g
+                     FROM me)
+            SELECT me.tags, ST_Y(point.g), ST_X(point.g) FROM me, point
+            """, [.uuid(account), .text(app)])
         guard let row = rows.first else { return ([], nil) }
         let latitude = try row.decode(1, as: Double?.self)
         let longitude = try row.decode(2, as: Double?.self)
@@ -45,7 +55,7 @@ enum FeedStore {
     /// generic plan cannot see the viewer's point and scans the whole app instead of the nearest).
     static func page(_ query: Query, on connection: Connection) async throws -> [Row] {
         _ = try await connection.query("SELECT set_config('plan_cache_mode', 'force_custom_plan', true)")
-        let viewer = try await viewer(query.viewer, on: connection)
+        let viewer = try await viewer(query.viewer, app: query.app, on: connection)
         // Chosen here, not from input: the window's order, nearest first when the viewer has a
         // point (index-ordered KNN), else most recently active.
         let windowOrder = viewer.location == nil

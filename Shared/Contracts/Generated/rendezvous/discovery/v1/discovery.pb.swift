@@ -16,8 +16,9 @@ public enum Discovery {
         public var minAge: Int32 = 0
         /// `int32 max_age = 2;`
         public var maxAge: Int32 = 0
-        /// 1-500 km; default 50. Profiles without a location are kept only when the caller has
-        /// none either.
+        /// 1-500 km; default 50. A caller without a location but with a neighborhood is placed at
+        /// the middle of that neighborhood's members; profiles without a location are kept only
+        /// when the caller has no place at all.
         ///
         /// `int32 max_distance_km = 3;`
         public var maxDistanceKm: Int32 = 0
