@@ -9,7 +9,8 @@ anonymously, saves a profile at the centre, and its feed of 20 cards is requeste
 concurrent streams (4 connections). Every request is the first page: the ranking runs in full
 each time. Then swipes at 16 and 64 streams, by identity-bench (our own gRPC client: each
 request likes the next seeded profile, which a fixed-body tool cannot): every stream a fresh
-account. RV_BENCH_SECONDS sets each run's length (default 10).
+account; and likes in group sessions, each stream liking the options of a session of its own
+in turn. RV_BENCH_SECONDS sets each run's length (default 10).
 """
 import json
 import os
@@ -146,7 +147,7 @@ def main():
         print(flush=True)
         result = subprocess.run([os.path.join(ROOT, ".build/release/identity-bench"), "--port", str(identity_port),
                                  "--discovery-port", str(discovery_port), "--discovery-app", "benchapp",
-                                 "--only", "swipe", "--seconds", str(SECONDS), "--server-pid", str(discovery.pid),
+                                 "--only", "swipe,group like", "--seconds", str(SECONDS), "--server-pid", str(discovery.pid),
                                  "--warmup", "1"], timeout=SECONDS * 4 + 120)
         if result.returncode != 0:
             sys.exit("identity-bench's swipe runs failed")
