@@ -63,10 +63,9 @@ struct DiscoveryService: DiscoveryProvider {
             }
             guard state.visible else { throw DiscoveryError.userNotFound }
             if request.action != .pass {
-                guard let spent = try await SwipeStore.spend(request.action, by: swiper, likeLimit: entitlements.likesPerDay,
-                                                             superLikeLimit: entitlements.superLikesPerDay, on: connection) else {
-                    let kind = request.action == .superLike ? "super_likes" : "likes"
-                    let limit = request.action == .superLike ? entitlements.superLikesPerDay : entitlements.likesPerDay
+                let (kind, limit) = request.action == .superLike
+                    ? ("super_likes", entitlements.superLikesPerDay) : ("likes", entitlements.likesPerDay)
+                guard let spent = try await SwipeStore.spend(request.action, by: swiper, limit: limit, on: connection) else {
                     throw DiscoveryError.quotaExceeded(kind: kind, limit: limit, resetsAt: Self.nextUTCMidnight())
                 }
                 used = spent

@@ -1,6 +1,7 @@
 import Contracts
 import Foundation
 @testable import Identity
+import Postgres
 import RPC
 import Runtime
 import Testing
@@ -481,7 +482,7 @@ import Testing
     /// The database's clock, in microseconds: accounts created after this sort after it.
     static func databaseNow(_ harness: IdentityHarness) async throws -> Int64 {
         try await harness.pool.withConnection { connection in
-            try await connection.query("SELECT \(ProfileStore.micros("now()"))")[0].decode(0, as: Int64.self)
+            try await connection.query("SELECT \(UnixMicroseconds.sql("now()"))")[0].decode(0, as: Int64.self)
         }
     }
 }

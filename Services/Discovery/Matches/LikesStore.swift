@@ -29,9 +29,9 @@ enum LikesStore {
     static func list(of account: UUID, app: String, after cursor: PageCursor?, limit: Int,
                      on connection: Connection) async throws -> [Entry] {
         let rows = try await connection.query("""
-            SELECT s.swiper_id, p.public_name, p.photo_ids, s.action = 3, \(MatchStore.micros("s.created_at"))
+            SELECT s.swiper_id, p.public_name, p.photo_ids, s.action = 3, \(UnixMicroseconds.sql("s.created_at"))
             \(pending)
-              AND ($3::int8 IS NULL OR (\(MatchStore.micros("s.created_at")), s.swiper_id) < ($3::int8, $4::uuid))
+              AND ($3::int8 IS NULL OR (\(UnixMicroseconds.sql("s.created_at")), s.swiper_id) < ($3::int8, $4::uuid))
             ORDER BY s.created_at DESC, s.swiper_id DESC
             LIMIT $5
             """, [.uuid(account), .text(app), .int64(cursor?.microseconds), .uuid(cursor?.id), .int(limit)])

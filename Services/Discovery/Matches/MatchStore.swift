@@ -30,12 +30,9 @@ struct MatchStore: Sendable {
         }
     }
 
-    static let micros = "(extract(epoch FROM %@) * 1000000)::int8"
-    static func micros(_ column: String) -> String { String(format: micros, column) }
-
     private static let entryColumns = """
         m.id, CASE WHEN m.account_low = $1 THEN m.account_high ELSE m.account_low END,
-        coalesce(p.public_name, ''), coalesce(p.photo_ids, '{}'), \(micros("m.created_at")), m.super_like
+        coalesce(p.public_name, ''), coalesce(p.photo_ids, '{}'), \(UnixMicroseconds.sql("m.created_at")), m.super_like
         """
     private static let otherJoin = """
         LEFT JOIN discovery.profiles p
@@ -89,7 +86,7 @@ struct MatchStore: Sendable {
             SELECT \(Self.entryColumns)
             FROM discovery.matches m \(Self.otherJoin)
             WHERE (m.account_low = $1 OR m.account_high = $1) AND m.ended_at IS NULL
-              AND ($2::int8 IS NULL OR (\(Self.micros("m.created_at")), m.id) < ($2::int8, $3::uuid))
+              AND ($2::int8 IS NULL OR (\(UnixMicroseconds.sql("m.created_at")), m.id) < ($2::int8, $3::uuid))
             ORDER BY m.created_at DESC, m.id DESC
             LIMIT $4
             """, [.uuid(viewer), .int64(cursor?.microseconds), .uuid(cursor?.id), .int(limit)])
@@ -141,7 +138,7 @@ struct MatchStore: Sendable {
                      on connection: Connection) async throws {
         let rows = try await connection.query("""
             UPDATE discovery.matches SET ended_at = now(), ended_by = $2, end_reason = $3
-            WHERE id = $1 RETURNING \(Self.micros("ended_at"))
+            WHERE id = $1 RETURNING \(UnixMicroseconds.sql("ended_at"))
             """, [.uuid(id), .uuid(caller), .int16(Int16(reason.rawValue))])
         var event = Discovery.MatchEnded()
         event.matchID = id.uuidString.lowercased()

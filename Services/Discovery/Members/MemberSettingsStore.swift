@@ -12,7 +12,7 @@ enum MemberSettingsStore {
     static func settings(of account: UUID, boostsPerMonth: Int32, on connection: Connection) async throws -> Discovery.DiscoverySettings {
         let rows = try await connection.query("""
             SELECT coalesce(p.incognito, false),
-                   CASE WHEN p.boosted_until > now() THEN \(MatchStore.micros("p.boosted_until")) END,
+                   CASE WHEN p.boosted_until > now() THEN \(UnixMicroseconds.sql("p.boosted_until")) END,
                    (SELECT count(*) FROM discovery.boosts b
                     WHERE b.account_id = $1 AND b.started_at >= date_trunc('month', now() AT TIME ZONE 'UTC') AT TIME ZONE 'UTC')::int4
             FROM (SELECT 1) one LEFT JOIN discovery.profiles p ON p.account_id = $1

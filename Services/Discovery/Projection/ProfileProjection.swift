@@ -88,7 +88,7 @@ struct ProfileProjection: Sendable {
                   .textArray(profile.tags), .textArray(profile.interests), .textArray(profile.preferredCuisines),
                   .text(profile.neighborhood), .double(location?.latitude), .double(location?.longitude),
                   .textArray(profile.photoIDs), .bool(profile.verified),
-                  .int64(profile.lastActiveAt.map { $0.seconds * 1_000_000 + Int64($0.nanos / 1000) })])
+                  .int64(profile.lastActiveAt?.microseconds)])
     }
 
     /// A deleted account leaves nothing behind: its matches end (MatchEnded, for messaging),

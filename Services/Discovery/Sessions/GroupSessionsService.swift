@@ -170,15 +170,11 @@ struct GroupSessionsService: GroupSessionsProvider {
 
     private func participantView(_ id: UUID, account: UUID, app: String, on connection: Connection) async throws
         -> Sessions.GroupSession {
-        guard let session = try await store.load(id, on: connection), session.participants.contains(where: {
-            $0.accountID == account.uuidString.lowercased() }), try await sessionApp(id, on: connection) == app else {
+        guard let session = try await store.load(id, app: app, on: connection),
+              session.participants.contains(where: { $0.accountID == account.uuidString.lowercased() }) else {
             throw SessionError.sessionNotFound
         }
         return session
-    }
-
-    private func sessionApp(_ id: UUID, on connection: Connection) async throws -> String? {
-        try await connection.query("SELECT app FROM discovery.group_sessions WHERE id = $1", [.uuid(id)]).first?.decode(0)
     }
 
     private func loaded(_ id: UUID, on connection: Connection) async throws -> Sessions.GroupSession {

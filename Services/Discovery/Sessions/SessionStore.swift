@@ -101,7 +101,7 @@ struct SessionStore: Sendable {
                 INSERT INTO discovery.session_participants (session_id, account_id) VALUES ($1, $2) RETURNING joined_at
             )
             UPDATE discovery.group_sessions SET updated_at = (SELECT joined_at FROM joined) WHERE id = $1
-            RETURNING \(MatchStore.micros("updated_at"))
+            RETURNING \(UnixMicroseconds.sql("updated_at"))
             """, [.uuid(session), .uuid(account)])
         var event = Sessions.SessionJoined()
         event.sessionID = session.uuidString.lowercased()
@@ -125,7 +125,7 @@ struct SessionStore: Sendable {
     func markMatched(_ session: UUID, option: Sessions.SessionOption, app: String, on connection: Connection) async throws {
         let rows = try await connection.query("""
             UPDATE discovery.group_sessions SET status = 2, matched_option_id = $2, ended_at = now(), updated_at = now()
-            WHERE id = $1 RETURNING \(MatchStore.micros("ended_at"))
+            WHERE id = $1 RETURNING \(UnixMicroseconds.sql("ended_at"))
             """, [.uuid(session), .text(option.optionID)])
         var event = Sessions.SessionMatched()
         event.sessionID = session.uuidString.lowercased()
@@ -141,7 +141,7 @@ struct SessionStore: Sendable {
     func markClosed(_ session: UUID, app: String, on connection: Connection) async throws {
         let rows = try await connection.query("""
             UPDATE discovery.group_sessions SET status = 3, ended_at = now(), updated_at = now()
-            WHERE id = $1 RETURNING \(MatchStore.micros("ended_at"))
+            WHERE id = $1 RETURNING \(UnixMicroseconds.sql("ended_at"))
             """, [.uuid(session)])
         var event = Sessions.SessionClosed()
         event.sessionID = session.uuidString.lowercased()
@@ -188,17 +188,18 @@ struct SessionStore: Sendable {
         try await connection.query("SELECT EXISTS (SELECT 1 FROM discovery.categories WHERE id = $1)", [.text(id)])[0].decode(0)
     }
 
-    /// The session as its participants see it.
-    func load(_ id: UUID, on connection: Connection) async throws -> Sessions.GroupSession? {
+    /// The session as its participants see it; nil when there is none, or none of `app` when
+    /// an app is given.
+    func load(_ id: UUID, app: String? = nil, on connection: Connection) async throws -> Sessions.GroupSession? {
         let rows = try await connection.query("""
-            SELECT s.id, s.quorum, s.status, s.invite_code, s.creator_id::text, \(MatchStore.micros("s.created_at")),
-                   \(MatchStore.micros("s.updated_at")), \(MatchStore.micros("s.ended_at")),
+            SELECT s.id, s.quorum, s.status, s.invite_code, s.creator_id::text, \(UnixMicroseconds.sql("s.created_at")),
+                   \(UnixMicroseconds.sql("s.updated_at")), \(UnixMicroseconds.sql("s.ended_at")),
                    c.id, c.name, c.icon, (SELECT count(*) FROM discovery.options o WHERE o.category_id = c.id)::int4,
                    o.id, o.label, o.image_url
             FROM discovery.group_sessions s JOIN discovery.categories c ON c.id = s.category_id
             LEFT JOIN discovery.options o ON o.id = s.matched_option_id
-            WHERE s.id = $1
-            """, [.uuid(id)])
+            WHERE s.id = $1 AND ($2::text IS NULL OR s.app = $2)
+            """, [.uuid(id), .text(app)])
         guard let row = rows.first else { return nil }
         var session = Sessions.GroupSession()
         session.sessionID = try row.decode(0, as: UUID.self).uuidString.lowercased()
@@ -216,7 +217,7 @@ struct SessionStore: Sendable {
             session.matchedOption = Sessions.SessionOption(optionID: optionID, label: try row.decode(13), imageURL: try row.decode(14))
         }
         session.participants = try await connection.query("""
-            SELECT account_id::text, \(MatchStore.micros("joined_at")) FROM discovery.session_participants
+            SELECT account_id::text, \(UnixMicroseconds.sql("joined_at")) FROM discovery.session_participants
             WHERE session_id = $1 ORDER BY joined_at, account_id
             """, [.uuid(id)]).map { Sessions.Participant(accountID: try $0.decode(0), joinedAt: Timestamp(microseconds: try $0.decode(1))) }
         return session
@@ -226,10 +227,10 @@ struct SessionStore: Sendable {
     func list(of account: UUID, app: String, statuses: [Int16], after cursor: PageCursor?, limit: Int,
               on connection: Connection) async throws -> [(id: UUID, updatedAt: Int64)] {
         try await connection.query("""
-            SELECT s.id, \(MatchStore.micros("s.updated_at"))
+            SELECT s.id, \(UnixMicroseconds.sql("s.updated_at"))
             FROM discovery.session_participants p JOIN discovery.group_sessions s ON s.id = p.session_id
             WHERE p.account_id = $1 AND s.app = $2 AND s.status = ANY($3::int4[])
-              AND ($4::int8 IS NULL OR (\(MatchStore.micros("s.updated_at")), s.id) < ($4::int8, $5::uuid))
+              AND ($4::int8 IS NULL OR (\(UnixMicroseconds.sql("s.updated_at")), s.id) < ($4::int8, $5::uuid))
             ORDER BY s.updated_at DESC, s.id DESC
             LIMIT $6
             """, [.uuid(account), .text(app), .int32Array(statuses.map(Int32.init)), .int64(cursor?.microseconds),

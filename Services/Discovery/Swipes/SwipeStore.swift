@@ -29,7 +29,7 @@ enum SwipeStore {
 
     static func state(of swiper: UUID, on target: UUID, app: String, on connection: Connection) async throws -> State {
         let rows = try await connection.query("""
-            SELECT s.action, \(MatchStore.micros("s.created_at")),
+            SELECT s.action, \(UnixMicroseconds.sql("s.created_at")),
                    EXISTS (SELECT 1 FROM discovery.profiles p
                            WHERE p.account_id = $2 AND p.app = $3 AND p.active
                              AND NOT EXISTS (SELECT 1 FROM discovery.blocks b
@@ -56,7 +56,7 @@ enum SwipeStore {
                 INSERT INTO discovery.swipes (swiper_id, target_id, app, action, quiz) VALUES ($1, $2, $3, $4, $5)
                 RETURNING created_at
             )
-            SELECT \(MatchStore.micros("created_at")),
+            SELECT \(UnixMicroseconds.sql("created_at")),
                    (SELECT action FROM discovery.swipes WHERE swiper_id = $2 AND target_id = $1 AND action >= 2 AND NOT quiz)
             FROM inserted
             """, [.uuid(swiper), .uuid(target), .text(app), .int16(Int16(action.rawValue)), .bool(quiz)])
@@ -73,13 +73,13 @@ enum SwipeStore {
         return (try row.decode(0), try row.decode(1))
     }
 
-    /// Counts one like or super-like against today's allowance unless it is spent (-1: no
-    /// limit); the usage after it, or nil when the allowance was spent. Concurrent swipes of
-    /// one account queue on its counter row, so the limit holds under any concurrency.
-    static func spend(_ action: Discovery.SwipeAction, by account: UUID, likeLimit: Int32, superLikeLimit: Int32,
+    /// Counts one like or super-like against today's allowance of that kind, `limit` (-1: no
+    /// limit), unless it is spent; the usage after it, or nil when the allowance was spent.
+    /// Concurrent swipes of one account queue on its counter row, so the limit holds under any
+    /// concurrency.
+    static func spend(_ action: Discovery.SwipeAction, by account: UUID, limit: Int32,
                       on connection: Connection) async throws -> (likes: Int32, superLikes: Int32)? {
         let (likes, superLikes): (Int32, Int32) = action == .superLike ? (0, 1) : (1, 0)
-        let limit = action == .superLike ? superLikeLimit : likeLimit
         if limit == 0 { return nil }
         let rows = try await connection.query("""
             INSERT INTO discovery.daily_usage AS u (account_id, day, likes, super_likes)
@@ -88,7 +88,7 @@ enum SwipeStore {
             WHERE ($4 < 0 OR u.likes + EXCLUDED.likes <= $4) AND ($5 < 0 OR u.super_likes + EXCLUDED.super_likes <= $5)
             RETURNING u.likes, u.super_likes
             """, [.uuid(account), .int32(likes), .int32(superLikes),
-                  .int32(action == .superLike ? -1 : likeLimit), .int32(action == .superLike ? superLikeLimit : -1)])
+                  .int32(action == .superLike ? -1 : limit), .int32(action == .superLike ? limit : -1)])
         guard let row = rows.first else { return nil }
         return (try row.decode(0), try row.decode(1))
     }

@@ -5,14 +5,9 @@ import Runtime
 /// Rows of `identity.profiles`, read joined to their account. An account without a row yet
 /// reads as a profile with the defaults (active, nothing written).
 enum ProfileStore {
-    /// Microseconds since the epoch of a timestamptz expression, exactly (extract is numeric).
-    static func micros(_ expression: String) -> String {
-        "(extract(epoch FROM \(expression)) * 1000000)::int8"
-    }
-
     /// Columns 0–26 of a profile; `decode` reads them back.
     static let columns = """
-        a.id, a.app, a.username, a.role, \(micros("a.created_at")),
+        a.id, a.app, a.username, a.role, \(UnixMicroseconds.sql("a.created_at")),
         COALESCE(p.display_name, ''), COALESCE(p.show_real_name, false),
         COALESCE(p.first_name, ''), COALESCE(p.last_name, ''),
         EXTRACT(YEAR FROM p.birth_date)::int4, EXTRACT(MONTH FROM p.birth_date)::int4,
@@ -21,7 +16,7 @@ enum ProfileStore {
         COALESCE(p.preferred_cuisines, '{}'), COALESCE(p.neighborhood, ''),
         public.ST_Y(p.location::public.geometry), public.ST_X(p.location::public.geometry),
         COALESCE(p.active, true), COALESCE(p.onboarding_complete, false), COALESCE(p.verified, false),
-        COALESCE(p.photo_ids, '{}'), \(micros("p.last_active_at")), \(micros("p.updated_at"))
+        COALESCE(p.photo_ids, '{}'), \(UnixMicroseconds.sql("p.last_active_at")), \(UnixMicroseconds.sql("p.updated_at"))
         """
 
     /// Metres between the profile and `reader`'s profile (column 27), NULL when either has no location.

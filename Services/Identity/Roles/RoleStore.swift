@@ -35,7 +35,7 @@ struct RoleStore: Sendable {
                 membership_status = CASE WHEN $3 = $4 AND membership_status = 'waitlisted' THEN 'active'
                                          ELSE membership_status END
             WHERE id = $1 AND app = $2
-            RETURNING \(ProfileStore.micros("now()"))
+            RETURNING \(UnixMicroseconds.sql("now()"))
             """, [.uuid(id), .text(app), .text(role), .text(Authorization.adminRole)])
         var event = Profiles.RoleChanged()
         event.accountID = accountID

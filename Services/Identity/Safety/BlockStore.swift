@@ -22,11 +22,11 @@ enum BlockStore {
         let inserted = try await connection.query("""
             INSERT INTO identity.blocks (blocker_id, blocked_id, app) VALUES ($1, $2, $3)
             ON CONFLICT (blocker_id, blocked_id) DO NOTHING
-            RETURNING \(ProfileStore.micros("created_at"))
+            RETURNING \(UnixMicroseconds.sql("created_at"))
             """, [.uuid(blocker), .uuid(blocked), .text(app)])
         if let row = inserted.first { return (try row.decode(0), true) }
         let existing = try await connection.query("""
-            SELECT \(ProfileStore.micros("created_at")) FROM identity.blocks WHERE blocker_id = $1 AND blocked_id = $2
+            SELECT \(UnixMicroseconds.sql("created_at")) FROM identity.blocks WHERE blocker_id = $1 AND blocked_id = $2
             """, [.uuid(blocker), .uuid(blocked)])
         return (try existing[0].decode(0), false)
     }
@@ -35,7 +35,7 @@ enum BlockStore {
     static func unblock(_ blocked: UUID, by blocker: UUID, on connection: Connection) async throws -> Int64? {
         let rows = try await connection.query("""
             DELETE FROM identity.blocks WHERE blocker_id = $1 AND blocked_id = $2
-            RETURNING \(ProfileStore.micros("now()"))
+            RETURNING \(UnixMicroseconds.sql("now()"))
             """, [.uuid(blocker), .uuid(blocked)])
         return try rows.first?.decode(0, as: Int64.self)
     }
@@ -51,7 +51,7 @@ enum BlockStore {
     static func list(by blocker: UUID, after cursor: PageCursor?, limit: Int,
                      on connection: Connection) async throws -> [Entry] {
         let rows = try await connection.query("""
-            SELECT b.blocked_id, a.username, \(ProfileStore.micros("b.created_at"))
+            SELECT b.blocked_id, a.username, \(UnixMicroseconds.sql("b.created_at"))
             FROM identity.blocks b JOIN identity.accounts a ON a.id = b.blocked_id
             WHERE b.blocker_id = $1
               AND ($2::int8 IS NULL

@@ -5,9 +5,9 @@ import Runtime
 /// Rows of `identity.reports`, the moderation queue of each app.
 enum ReportStore {
     private static let columns = """
-        id, app, reporter_id, reported_id, reason, details, status, \(ProfileStore.micros("created_at")),
-        reviewer_id, \(ProfileStore.micros("reviewed_at")), review_note,
-        resolver_id, \(ProfileStore.micros("resolved_at")), resolution_note
+        id, app, reporter_id, reported_id, reason, details, status, \(UnixMicroseconds.sql("created_at")),
+        reviewer_id, \(UnixMicroseconds.sql("reviewed_at")), review_note,
+        resolver_id, \(UnixMicroseconds.sql("resolved_at")), resolution_note
         """
 
     /// Files a report; the reporter's open (pending or reviewed) report about the same account

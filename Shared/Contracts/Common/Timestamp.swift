@@ -25,6 +25,12 @@ public struct Timestamp: ProtoMessage, Hashable, Comparable {
         self.nanos = Int32(remainder * 1000)
     }
 
+    /// Microseconds since the epoch, the sub-microsecond part dropped (the inverse of
+    /// `init(microseconds:)`).
+    public var microseconds: Int64 {
+        seconds * 1_000_000 + Int64(nanos / 1000)
+    }
+
     public func encode(to writer: inout ProtoWriter) {
         if seconds != 0 { writer.writeInt64(field: 1, seconds) }
         if nanos != 0 { writer.writeInt32(field: 2, nanos) }

@@ -52,8 +52,7 @@ package struct EventStreamService: EventStreamProvider {
         }
         var cursor = request.afterCursor
         if let since = request.occurredAfter {
-            let micros = since.seconds * 1_000_000 + Int64(since.nanos / 1000)
-            let start = try await pool.withConnection { try await outbox.cursor(before: micros, on: $0) }
+            let start = try await pool.withConnection { try await outbox.cursor(before: since.microseconds, on: $0) }
             cursor = max(cursor, start)
         }
         while !Task.isCancelled {
