@@ -8,19 +8,16 @@ enum DiscoveryHarness {
 
     static let messagingSecret = DiscoveryStack.messagingSecret
 
-    static var identityPort: Int {
+    /// The suite's stack; fails the test clearly when the suite lacks the trait.
+    static var running: DiscoveryStack {
         get throws {
             guard let stack else { throw SubprocessError(message: "this suite needs the .discoveryServices trait") }
-            return stack.identity.port
+            return stack
         }
     }
 
-    static var discoveryPort: Int {
-        get throws {
-            guard let stack else { throw SubprocessError(message: "this suite needs the .discoveryServices trait") }
-            return stack.discovery.port
-        }
-    }
+    static var identityPort: Int { get throws { try running.identity.port } }
+    static var discoveryPort: Int { get throws { try running.discovery.port } }
 }
 
 struct DiscoveryServicesTrait: SuiteTrait, TestScoping {
