@@ -1,0 +1,43 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Auth
+import Contracts
+import RPC
+import Runtime
+
+/// `production`: FirstDate's show (casting, episodes, consent, money) and The Unseen's points,
+/// on 127.0.0.1:7104 by default (RV_PRODUCTION_PORT), schema `production` as role
+/// rv_production (RV_PG_URL_PRODUCTION). Follows identity (RV_IDENTITY_ADDRESS, default
+/// 127.0.0.1:7101) for signing keys and revocations; its own credential (RV_SERVICE_NAME,
+/// RV_SERVICE_SECRET) must be one identity accepts. Its events (ApplicationSubmitted,
+/// ApplicationStatusChanged, EpisodePublished) are served by WatchEvents to the services in
+/// RV_SERVICE_CREDENTIALS, which also names who may award points. Settings: `ProductionSettings`.
+@main
+struct ProductionMain {
+    static func main() async {
+        await ServiceMain.run(name: "production", defaultPort: 7104, onListening: { addresses in
+            print("production listening on \(addresses.host):\(addresses.port)")
+            fflush(nil)
+        }) { context in
+            let settings = try ProductionSettings.load(from: context.environment)
+            let credential = try context.environment.serviceCredential()
+            if credential == nil {
+                context.logger.warning("\(EnvironmentReader.serviceNameVariable) is not set: identity's revocations cannot be followed")
+            }
+            let accepted = try context.environment.acceptedServiceCredentials()
+            let pool = try await context.makePostgresPool(schema: "production", migrations: try ProductionMigrations.all())
+            let outbox = try Outbox(schema: "production")
+            let notifier = try await OutboxNotifier(configuration: pool.configuration, channel: outbox.channel)
+            context.onShutdown("outbox notifier") { notifier.close() }
+            let identity = RPCClient(host: settings.identityHost, port: settings.identityPort)
+            context.onShutdown("identity client") { identity.close() }
+
+            let server = ProductionServer(pool: pool, settings: settings, identity: identity, outbox: outbox,
+                                          notifier: notifier, accepted: accepted, revocations: context.revocations)
+            context.followRevocations(identity: identity, credential: credential)
+            for interceptor in server.interceptors { context.addInterceptor(interceptor) }
+            return server.services
+        }
+    }
+}

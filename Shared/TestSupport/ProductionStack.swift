@@ -1,0 +1,60 @@
+/// The real `identity` and `production` executables on the local Postgres, wired as `make run`
+/// wires them (production follows identity's keys and revocations with a credential identity
+/// accepts; messaging's credential may award points), and optionally the nginx edge in front.
+package final class ProductionStack: Sendable {
+    package static let productionSecret = "production-tests-production-secret-0123456789"
+    /// The credential tests present as messaging, the service that awards points.
+    package static let messagingSecret = "production-tests-messaging-secret-0123456789"
+
+    package let identity: EndToEndServiceProcess
+    package let production: EndToEndServiceProcess
+    /// Routes `/rendezvous.identity.` and `/rendezvous.production.`, as compose's edge does.
+    package let edge: NginxEdge?
+
+    private init(identity: EndToEndServiceProcess, production: EndToEndServiceProcess, edge: NginxEdge?) {
+        self.identity = identity
+        self.production = production
+        self.edge = edge
+    }
+
+    /// Starts both (and the edge when `withEdge`); `showApps` are the apps that run a show.
+    package static func start(withEdge: Bool = false, showApps: String = "firstdate,elite") async throws -> ProductionStack {
+        try await TestDatabase.makePool(TestDatabase.configuration(role: "production", poolSize: 1)).close()
+        let identity = try await EndToEndServiceProcess.start("identity", environment: [
+            "RV_IDENTITY_PORT": "0", "RV_IDENTITY_ADMIN_PORT": "0",
+            "RV_PG_URL_IDENTITY": DiscoveryStack.postgresURL(role: "identity"),
+            "RV_LOG_LEVEL": "warning", "RV_SERVICE_CREDENTIALS": "production=\(productionSecret)",
+        ])
+        do {
+            let production = try await EndToEndServiceProcess.start("production", environment: [
+                "RV_PRODUCTION_PORT": "0", "RV_PRODUCTION_ADMIN_PORT": "0",
+                "RV_PG_URL_PRODUCTION": DiscoveryStack.postgresURL(role: "production"),
+                "RV_IDENTITY_ADDRESS": "127.0.0.1:\(identity.port)", "RV_LOG_LEVEL": "warning",
+                "RV_SERVICE_NAME": "production", "RV_SERVICE_SECRET": productionSecret,
+                "RV_SERVICE_CREDENTIALS": "messaging=\(messagingSecret)", "RV_PRODUCTION_APPS": showApps,
+            ])
+            do {
+                let edge = withEdge
+                    ? try await NginxEdge.start(routes: ["/rendezvous.identity.": identity.port,
+                                                         "/rendezvous.production.": production.port])
+                    : nil
+                return ProductionStack(identity: identity, production: production, edge: edge)
+            } catch {
+                await production.stop()
+                throw error
+            }
+        } catch {
+            await identity.stop()
+            throw error
+        }
+    }
+
+    /// Both processes' logs, for a failure's report.
+    package var logs: String { "production log:\n\(production.log)\nidentity log:\n\(identity.log)" }
+
+    package func stop() async {
+        edge?.stop()
+        await production.stop()
+        await identity.stop()
+    }
+}
