@@ -51,12 +51,7 @@ struct DiscoverySettings: Sendable {
             settings.inviteLinkBase = base
         }
         if let address = environment[identityAddressVariable] {
-            guard let colon = address.lastIndex(of: ":"), let port = Int(address[address.index(after: colon)...]),
-                  (1...65535).contains(port), colon != address.startIndex else {
-                throw ConfigurationError(variable: identityAddressVariable, message: "must be host:port")
-            }
-            settings.identityHost = String(address[..<colon])
-            settings.identityPort = port
+            (settings.identityHost, settings.identityPort) = try EnvironmentReader.hostAndPort(address, variable: identityAddressVariable)
         }
         return settings
     }

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import Contracts
+import RPC
 import Runtime
 
 /// `identity`: accounts, sign-in, sessions and signing keys for every app, on 127.0.0.1:7101
@@ -60,6 +61,23 @@ struct IdentityMain {
                         context.logger.error("signing key refresh failed", metadata: ["error": .string("\(error)")])
                     }
                 }
+            }
+            // Production's submitted applications make viewers applicants (RV_PRODUCTION_ADDRESS;
+            // identity's own credential, RV_SERVICE_NAME and RV_SERVICE_SECRET, must be one
+            // production accepts).
+            if let address = context.environment[ApplicantEvents.addressVariable] {
+                let (host, port) = try EnvironmentReader.hostAndPort(address, variable: ApplicantEvents.addressVariable)
+                let production = RPCClient(host: host, port: port)
+                context.onShutdown("production client") { production.close() }
+                let applicants = ApplicantEvents(apps: settings.apps,
+                                                 roles: RoleStore(outbox: outbox, revocationList: context.revocations))
+                let consumer = try EventConsumer(source: ApplicantEvents.source, schema: "identity", pool: pool, client: production,
+                                                 types: ApplicantEvents.types,
+                                                 credential: try context.environment.serviceCredential(),
+                                                 logger: context.logger) { event, connection in
+                    try await applicants.apply(event, on: connection)
+                }
+                context.addBackgroundJob("production events") { await consumer.run() }
             }
             context.addBackgroundJob("tier expiry sweep") {
                 try await TierExpirySweep(pool: pool, outbox: outbox).run { error in

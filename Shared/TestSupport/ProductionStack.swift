@@ -5,6 +5,8 @@ package final class ProductionStack: Sendable {
     package static let productionSecret = "production-tests-production-secret-0123456789"
     /// The credential tests present as messaging, the service that awards points.
     package static let messagingSecret = "production-tests-messaging-secret-0123456789"
+    /// Identity's own credential, with which it follows production's events.
+    package static let identitySecret = "production-tests-identity-secret-0123456789"
 
     package let identity: EndToEndServiceProcess
     package let production: EndToEndServiceProcess
@@ -20,18 +22,24 @@ package final class ProductionStack: Sendable {
     /// Starts both (and the edge when `withEdge`); `showApps` are the apps that run a show.
     package static func start(withEdge: Bool = false, showApps: String = "firstdate,elite") async throws -> ProductionStack {
         try await TestDatabase.makePool(TestDatabase.configuration(role: "production", poolSize: 1)).close()
+        // Each follows the other (production: identity's keys and revocations; identity:
+        // production's submitted applications), so production's port is chosen first.
+        let productionPort = try LocalPort.free()
         let identity = try await EndToEndServiceProcess.start("identity", environment: [
             "RV_IDENTITY_PORT": "0", "RV_IDENTITY_ADMIN_PORT": "0",
             "RV_PG_URL_IDENTITY": DiscoveryStack.postgresURL(role: "identity"),
             "RV_LOG_LEVEL": "warning", "RV_SERVICE_CREDENTIALS": "production=\(productionSecret)",
+            "RV_SERVICE_NAME": "identity", "RV_SERVICE_SECRET": identitySecret,
+            "RV_PRODUCTION_ADDRESS": "127.0.0.1:\(productionPort)",
         ])
         do {
             let production = try await EndToEndServiceProcess.start("production", environment: [
-                "RV_PRODUCTION_PORT": "0", "RV_PRODUCTION_ADMIN_PORT": "0",
+                "RV_PRODUCTION_PORT": String(productionPort), "RV_PRODUCTION_ADMIN_PORT": "0",
                 "RV_PG_URL_PRODUCTION": DiscoveryStack.postgresURL(role: "production"),
                 "RV_IDENTITY_ADDRESS": "127.0.0.1:\(identity.port)", "RV_LOG_LEVEL": "warning",
                 "RV_SERVICE_NAME": "production", "RV_SERVICE_SECRET": productionSecret,
-                "RV_SERVICE_CREDENTIALS": "messaging=\(messagingSecret)", "RV_PRODUCTION_APPS": showApps,
+                "RV_SERVICE_CREDENTIALS": "messaging=\(messagingSecret),identity=\(identitySecret)",
+                "RV_PRODUCTION_APPS": showApps,
             ])
             do {
                 let edge = withEdge

@@ -4,7 +4,7 @@ import RPC
 import Synchronization
 import Testing
 
-/// Every wrapper of Profiles, Safety, Membership, Discovery and GroupSessions against a server that is always
+/// Every wrapper of Profiles, Safety, Membership, Discovery, GroupSessions and production's services against a server that is always
 /// UNAVAILABLE: it calls its own RPC, is sent as many times as its idempotency allows (reads and
 /// server-idempotent writes until the policy gives up, other writes once), and carries the
 /// session's token exactly when the method needs one.
@@ -110,6 +110,36 @@ import Testing
         Rule(path: "GroupSessions/CloseSession", sending: .retried, needsSession: true) { _ = try await $0.groupSessions.close(id) },
         Rule(path: "GroupSessions/ListSessions", sending: .retried, needsSession: true) { _ = try await $0.groupSessions.list(.open) },
 
+        Rule(path: "Casting/SaveApplication", sending: .retried, needsSession: true) { _ = try await $0.production.saveApplicationStep(.consent(.init(acknowledged: true))) },
+        Rule(path: "Casting/SubmitApplication", sending: .retried, needsSession: true) { _ = try await $0.production.submitApplication() },
+        Rule(path: "Casting/GetMyApplication", sending: .retried, needsSession: true) { _ = try await $0.production.myApplication() },
+        Rule(path: "Casting/ListApplications", sending: .retried, needsSession: true) { _ = try await $0.production.applications() },
+        Rule(path: "Casting/GetApplication", sending: .retried, needsSession: true) { _ = try await $0.production.application(id) },
+        Rule(path: "Casting/SetApplicationStatus", sending: .retried, needsSession: true) { _ = try await $0.production.setApplicationStatus(id, to: .reviewing) },
+        Rule(path: "Casting/AssignToEpisode", sending: .retried, needsSession: true) { _ = try await $0.production.assignToEpisode(applicationID: id, episodeID: id) },
+        Rule(path: "Episodes/CreateSeason", sending: .once, needsSession: true) { _ = try await $0.production.createSeason(number: 1) },
+        Rule(path: "Episodes/ListSeasons", sending: .retried, needsSession: true) { _ = try await $0.production.seasons() },
+        Rule(path: "Episodes/CreateEpisode", sending: .once, needsSession: true) { _ = try await $0.production.createEpisode(seasonID: id, number: 1, title: "Pilot") },
+        Rule(path: "Episodes/GetEpisode", sending: .retried, needsSession: true) { _ = try await $0.production.episode(id) },
+        Rule(path: "Episodes/ListEpisodes", sending: .retried, needsSession: true) { _ = try await $0.production.episodes(seasonID: id) },
+        Rule(path: "Episodes/AdvanceDeal", sending: .retried, needsSession: true) { _ = try await $0.production.advanceDeal(episodeID: id, to: .outreach) },
+        Rule(path: "Episodes/AdvanceProduction", sending: .retried, needsSession: true) { _ = try await $0.production.advanceProduction(episodeID: id, to: .casting) },
+        Rule(path: "Episodes/SetBehindTheGlass", sending: .retried, needsSession: true) { _ = try await $0.production.setBehindTheGlass(episodeID: id, .init(type: .dealStory, text: "comp meal")) },
+        Rule(path: "Episodes/UpdateEpisode", sending: .retried, needsSession: true) { _ = try await $0.production.updateEpisode(episodeID: id, .init(), mask: ["title"]) },
+        Rule(path: "Consent/GetCurrentConsentText", sending: .retried, needsSession: true) { _ = try await $0.production.currentConsentText() },
+        Rule(path: "Consent/PublishConsentText", sending: .retried, needsSession: true) { _ = try await $0.production.publishConsentText("I agree") },
+        Rule(path: "Consent/CaptureConsent", sending: .once, needsSession: true) { _ = try await $0.production.captureConsent(.init()) },
+        Rule(path: "Consent/RevokeConsent", sending: .once, needsSession: true) { _ = try await $0.production.revokeConsent(episodeID: id, participantAccountID: id) },
+        Rule(path: "Consent/ListConsentRecords", sending: .retried, needsSession: true) { _ = try await $0.production.consentRecords(episodeID: id) },
+        Rule(path: "Consent/ListMyConsentRecords", sending: .retried, needsSession: true) { _ = try await $0.production.myConsentRecords() },
+        Rule(path: "Ledger/AddLedgerEntry", sending: .once, needsSession: true) { _ = try await $0.production.addLedgerEntry(.init()) },
+        Rule(path: "Ledger/ListLedgerEntries", sending: .retried, needsSession: true) { _ = try await $0.production.ledgerEntries() },
+        Rule(path: "Ledger/GetProfitAndLoss", sending: .retried, needsSession: true) { _ = try await $0.production.profitAndLoss(seasonID: id) },
+        Rule(path: "Ledger/GetBreakevenProjection", sending: .retried, needsSession: true) { _ = try await $0.production.breakevenProjection(.init()) },
+        Rule(path: "Ledger/GetSponsorReport", sending: .retried, needsSession: true) { _ = try await $0.production.sponsorReport(seasonID: id, currency: "USD") },
+        Rule(path: "Points/GetBalance", sending: .retried, needsSession: true) { _ = try await $0.points.balance() },
+        Rule(path: "Points/ListEntries", sending: .retried, needsSession: true) { _ = try await $0.points.entries() },
+
         Rule(path: "Identity/SignUpWithEmail", sending: .once, needsSession: false) {
             _ = try await $0.identity.signUpWithEmail("maya@example.com", password: "correct horse battery", referralCode: "EXT7K2")
         },
@@ -179,6 +209,11 @@ final class UnavailableServer: Sendable {
         IdentityClient.serviceName: ["SignUpWithEmail"],
         DiscoveryClient.serviceName: ["GetFeed", "Swipe", "GetQuota", "ListMatches", "Unmatch", "GetLikesReceived",
                                       "GetTasteProfile", "GetSettings", "UpdateSettings", "Boost"],
+        CastingClient.serviceName: ["SaveApplication", "SubmitApplication", "GetMyApplication", "ListApplications", "GetApplication", "SetApplicationStatus", "AssignToEpisode"],
+        EpisodesClient.serviceName: ["CreateSeason", "ListSeasons", "CreateEpisode", "GetEpisode", "ListEpisodes", "AdvanceDeal", "AdvanceProduction", "SetBehindTheGlass", "UpdateEpisode"],
+        ConsentClient.serviceName: ["GetCurrentConsentText", "PublishConsentText", "CaptureConsent", "RevokeConsent", "ListConsentRecords", "ListMyConsentRecords"],
+        LedgerClient.serviceName: ["AddLedgerEntry", "ListLedgerEntries", "GetProfitAndLoss", "GetBreakevenProjection", "GetSponsorReport"],
+        PointsClient.serviceName: ["GetBalance", "ListEntries"],
         GroupSessionsClient.serviceName: ["ListCategories", "CreateSession", "JoinSession", "GetSession", "GetDeck", "LikeOption",
                                           "CloseSession", "ListSessions"],
     ]

@@ -37,16 +37,45 @@ struct CastingTests {
         #expect(one.status == .pending && two.status == .pending)
         #expect(one.submittedAt == two.submittedAt)
         #expect(try await people.events("ApplicationSubmitted", about: one.id) == 1)
+        let applicant = try await people.asApplicant(maya)
 
         // Still editable while pending; locked once a host starts reviewing.
         _ = try await people.casting.saveApplication(.init(step: .story(.init(whyMe: "Second thoughts, same answer."))),
-                                                     options: maya.bearer)
+                                                     options: applicant.bearer)
         let host = try await people.join(as: "host")
         _ = try await people.casting.setApplicationStatus(.init(applicationID: one.id, status: .reviewing), options: host.bearer)
         failure = await reason {
-            _ = try await people.casting.saveApplication(.init(step: .consent(.init(acknowledged: true))), options: maya.bearer)
+            _ = try await people.casting.saveApplication(.init(step: .consent(.init(acknowledged: true))), options: applicant.bearer)
         }
         #expect(failure?.reason == "APPLICATION_LOCKED")
+    }
+
+    @Test func submission_makesTheViewerAnApplicant_inIdentity() async throws {
+        let people = try await ProductionPeople.make()
+        defer { people.close() }
+        let viewer = try await people.join()
+        let host = try await people.join(as: "host")
+        #expect(try await people.identity.getAccount(.init(), options: viewer.bearer).role == "viewer")
+        _ = try await people.completeApplication(of: viewer)
+        _ = try await people.casting.submitApplication(.init(), options: viewer.bearer)
+        // A host who applies (to test the wizard) stays a host.
+        _ = try await people.completeApplication(of: host)
+        _ = try await people.casting.submitApplication(.init(), options: host.bearer)
+
+        // Identity follows production's ApplicationSubmitted: the next session carries the role.
+        let deadline = ContinuousClock.now + .seconds(15)
+        var role = ""
+        var refreshToken = viewer.refreshToken
+        while ContinuousClock.now < deadline {
+            let session = try await people.identity.refreshSession(.init(refreshToken: refreshToken))
+            refreshToken = session.refreshToken
+            role = session.account?.role ?? ""
+            if role == "applicant" { break }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        #expect(role == "applicant")
+        let hostSession = try await people.identity.refreshSession(.init(refreshToken: host.refreshToken))
+        #expect(hostSession.account?.role == "host")
     }
 
     @Test func wizard_refusesBadSteps_withReasons() async throws {
@@ -78,10 +107,8 @@ struct CastingTests {
         defer { people.close() }
         let host = try await people.join(as: "host")
         let admin = try await people.join(as: "admin")
-        let applicant = try await people.join()
         let other = try await people.join()
-        _ = try await people.completeApplication(of: applicant)
-        let submitted = try await people.casting.submitApplication(.init(), options: applicant.bearer)
+        let (submitted, applicant) = try await people.apply(try await people.join())
 
         // P1: the owner reads their own; another member cannot see it exists; nobody but
         // producers reads the inbox or works the pipeline.
@@ -128,16 +155,14 @@ struct CastingTests {
         defer { people.close() }
         let host = try await people.join(as: "host")
         let episode = try await people.episode(by: host)
-        let hopeful = try await people.join()
-        _ = try await people.completeApplication(of: hopeful)
-        let submitted = try await people.casting.submitApplication(.init(), options: hopeful.bearer)
+        let (submitted, _) = try await people.apply(try await people.join())
         var failure = await reason {
             _ = try await people.casting.assignToEpisode(.init(applicationID: submitted.id, episodeID: episode.id), options: host.bearer)
         }
         #expect(failure?.reason == "NOT_SELECTED")
 
         let selected = try await people.join()
-        let cast = try await people.cast(selected, in: episode, by: host)
+        let (cast, _) = try await people.cast(selected, in: episode, by: host)
         #expect(cast.episodeID == episode.id)
         let seen = try await people.episodes.getEpisode(.init(episodeID: episode.id), options: host.bearer)
         guard case .episode(let full)? = seen.view else { Issue.record("a host sees the whole episode"); return }

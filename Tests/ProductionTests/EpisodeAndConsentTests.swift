@@ -45,10 +45,8 @@ struct EpisodeAndConsentTests {
         #expect(failure?.code == .failedPrecondition)
         #expect(failure?.reason == "CONSENT_REQUIRED")
 
-        let text = try await people.publishConsentText(by: host)
-        _ = try await people.consent.captureConsent(.init(episodeID: episode.id, participantAccountID: talent.id, typedName: "jordan  LEE",
-                                                          signatureMediaID: "sig-1", consentTextVersion: text.versionHash,
-                                                          deviceInfo: "iPhone 16, iOS 19"), options: host.bearer)
+        _ = try await people.captureConsent(.init(episodeID: episode.id, participantAccountID: talent.id, typedName: "jordan  LEE",
+                                                  signatureMediaID: "sig-1", deviceInfo: "iPhone 16, iOS 19"), by: host)
         let scheduled = try await people.episodes.advanceProduction(.init(episodeID: episode.id, status: .scheduled),
                                                                     options: host.bearer)
         #expect(scheduled.status == .scheduled)
@@ -94,15 +92,13 @@ struct EpisodeAndConsentTests {
         let host = try await people.join(as: "host")
         let episode = try await people.confirmDeal(of: try await people.episode(by: host), by: host)
         _ = try await people.episodes.advanceProduction(.init(episodeID: episode.id, status: .casting), options: host.bearer)
-        let talent = try await people.join()
-        _ = try await people.cast(talent, legalName: "Ana Diaz", in: episode, by: host)
-        let text = try await people.publishConsentText(by: host)
+        let (_, talent) = try await people.cast(try await people.join(), legalName: "Ana Diaz", in: episode, by: host)
         let capture = Production.CaptureConsentRequest(episodeID: episode.id, participantAccountID: talent.id, typedName: "Ana Diaz",
-                                                       signatureMediaID: "sig-2", consentTextVersion: text.versionHash)
+                                                       signatureMediaID: "sig-2")
         var failure = await reason {
             var wrong = capture
             wrong.typedName = "Anna Dias"
-            _ = try await people.consent.captureConsent(wrong, options: host.bearer)
+            _ = try await people.captureConsent(wrong, by: host)
         }
         #expect(failure?.reason == "TYPED_NAME_MISMATCH")
         failure = await reason {
@@ -114,18 +110,18 @@ struct EpisodeAndConsentTests {
         failure = await reason {
             var stranger = capture
             stranger.participantAccountID = host.id
-            _ = try await people.consent.captureConsent(stranger, options: host.bearer)
+            _ = try await people.captureConsent(stranger, by: host)
         }
         #expect(failure?.reason == "NOT_CAST")
-        failure = await reason { _ = try await people.consent.captureConsent(capture, options: talent.bearer) }
+        failure = await reason { _ = try await people.captureConsent(capture, by: talent) }
         #expect(failure?.reason == "PRODUCER_ONLY")
         failure = await reason {
             _ = try await people.consent.revokeConsent(.init(episodeID: episode.id, participantAccountID: talent.id), options: host.bearer)
         }
         #expect(failure?.reason == "NO_STANDING_CONSENT")
 
-        let signed = try await people.consent.captureConsent(capture, options: host.bearer)
-        #expect(signed.type == .signed && signed.consentTextVersion == text.versionHash && signed.capturedBy == host.id)
+        let signed = try await people.captureConsent(capture, by: host)
+        #expect(signed.type == .signed && signed.consentTextVersion.count == 64 && signed.capturedBy == host.id)
         let revocation = try await people.consent.revokeConsent(
             .init(episodeID: episode.id, participantAccountID: talent.id, reason: "changed her mind"), options: host.bearer)
         #expect(revocation.type == .revocation)
@@ -212,10 +208,8 @@ struct EpisodeAndConsentTests {
         _ = try await people.episodes.advanceProduction(.init(episodeID: live.id, status: .casting), options: host.bearer)
         let talent = try await people.join()
         _ = try await people.cast(talent, legalName: "Lee Park", in: live, by: host)
-        let text = try await people.publishConsentText(by: host)
-        _ = try await people.consent.captureConsent(.init(episodeID: live.id, participantAccountID: talent.id, typedName: "Lee Park",
-                                                          signatureMediaID: "sig", consentTextVersion: text.versionHash),
-                                                    options: host.bearer)
+        _ = try await people.captureConsent(.init(episodeID: live.id, participantAccountID: talent.id, typedName: "Lee Park",
+                                                  signatureMediaID: "sig"), by: host)
         for status in [Production.EpisodeStatus.scheduled, .filmed, .editing] {
             _ = try await people.episodes.advanceProduction(.init(episodeID: live.id, status: status), options: host.bearer)
         }

@@ -105,15 +105,39 @@ struct ProductionPeople: Sendable {
         return application
     }
 
-    /// A submitted application moved by `host` to selected and cast in `episode`.
-    func cast(_ person: Person, legalName: String = "Maya Alvarez-Reyes", in episode: Production.Episode,
-              by host: Person) async throws -> Production.Application {
+    /// `person` once identity has made them an applicant (it follows production's
+    /// ApplicationSubmitted; the role change makes their older tokens stale), with a fresh token.
+    func asApplicant(_ person: Person, timeout: Duration = .seconds(15)) async throws -> Person {
+        let deadline = ContinuousClock.now + timeout
+        var refreshToken = person.refreshToken
+        while ContinuousClock.now < deadline {
+            let session = try await identity.refreshSession(.init(refreshToken: refreshToken))
+            refreshToken = session.refreshToken
+            if session.account?.role == "applicant" {
+                return Person(id: person.id, app: person.app, token: session.accessToken, refreshToken: session.refreshToken)
+            }
+            try await Task.sleep(for: .milliseconds(25))
+        }
+        throw SubprocessError(message: "identity never made \(person.id) an applicant")
+    }
+
+    /// `person`'s completed and submitted application, and `person` as the applicant they became.
+    func apply(_ person: Person, legalName: String = "Maya Alvarez-Reyes") async throws -> (Production.Application, Person) {
         _ = try await completeApplication(of: person, legalName: legalName)
         let submitted = try await casting.submitApplication(.init(), options: person.bearer)
+        return (submitted, try await asApplicant(person))
+    }
+
+    /// A submitted application moved by `host` to selected and cast in `episode`, and its
+    /// applicant with a token carrying the role.
+    func cast(_ person: Person, legalName: String = "Maya Alvarez-Reyes", in episode: Production.Episode,
+              by host: Person) async throws -> (application: Production.Application, applicant: Person) {
+        let (submitted, applicant) = try await apply(person, legalName: legalName)
         for status in [Production.ApplicationStatus.reviewing, .shortlisted, .selected] {
             _ = try await casting.setApplicationStatus(.init(applicationID: submitted.id, status: status), options: host.bearer)
         }
-        return try await casting.assignToEpisode(.init(applicationID: submitted.id, episodeID: episode.id), options: host.bearer)
+        return (try await casting.assignToEpisode(.init(applicationID: submitted.id, episodeID: episode.id), options: host.bearer),
+                applicant)
     }
 
     /// Moves an episode's deal to confirmed (with `value` on confirmation).
@@ -130,6 +154,26 @@ struct ProductionPeople: Sendable {
     /// Publishes a consent text of the app unique to this call, returning its version.
     func publishConsentText(by host: Person) async throws -> Production.ConsentTextVersion {
         try await consent.publishConsentText(.init(text: "I agree to be filmed. \(UUID().uuidString)"), options: host.bearer)
+    }
+
+    /// Captures consent as a host's device does: against the current text (published first when
+    /// the app has none), reading it again when another host published a newer one meanwhile
+    /// (tests run side by side on one app).
+    func captureConsent(_ request: Production.CaptureConsentRequest, by person: Person) async throws -> Production.ConsentRecord {
+        for _ in 0..<10 {
+            var attempt = request
+            do {
+                attempt.consentTextVersion = try await consent.getCurrentConsentText(.init(), options: person.bearer).versionHash
+            } catch let error as RPCError where error.reason == "NO_CONSENT_TEXT" {
+                attempt.consentTextVersion = try await publishConsentText(by: person).versionHash
+            }
+            do {
+                return try await consent.captureConsent(attempt, options: person.bearer)
+            } catch let error as RPCError where error.reason == "STALE_CONSENT_TEXT" {
+                continue
+            }
+        }
+        throw SubprocessError(message: "the consent text kept changing")
     }
 
     /// Events of `type` production wrote about `aggregate`.

@@ -36,10 +36,14 @@ trap stop INT TERM
 # Services that exist so far; each listens on its documented port (ARCHITECTURE.md).
 "$BIN/interop-server" --port "${RV_INTEROP_PORT:-7199}" &
 pids+=($!)
-as_service identity "$BIN/identity" &
+# Identity follows production's submitted applications (viewers become applicants).
+RV_PRODUCTION_ADDRESS="${RV_PRODUCTION_ADDRESS:-127.0.0.1:${RV_PRODUCTION_PORT:-7104}}" as_service identity "$BIN/identity" &
 pids+=($!)
 # Discovery follows identity (keys, tiers, events); it retries until identity answers.
 as_service discovery "$BIN/discovery" &
+pids+=($!)
+# Production (FirstDate's show, The Unseen's points) follows identity's keys and revocations.
+as_service production "$BIN/production" &
 pids+=($!)
 
 echo "rendezvous: running ${#pids[@]} process(es); Ctrl-C stops them"

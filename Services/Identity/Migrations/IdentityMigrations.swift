@@ -71,6 +71,8 @@ enum IdentityMigrations {
         ] + profiles + MembershipMigrations.all() + [
             // Event-writing transactions commit in parallel (Outbox: cursors from transaction ids).
             try Outbox(schema: "identity").parallelWritersMigration(version: 41),
+            // Where identity's consumers of other services' events (ApplicantEvents) stand.
+            Migration(version: 42, name: "event cursors", sql: EventConsumer.ddl(schema: "identity")),
         ]
     }
 }
