@@ -28,6 +28,9 @@ enum ProductionError: Error, Sendable, Equatable, RPCErrorConvertible {
     case notCast
     case noStandingConsent
     case accountNotFound
+    case restaurantNotFound
+    case scheduleConflict(kind: String, episodes: [String])
+    case wardrobeItemNotFound
 
     var rpcError: RPCError {
         switch self {
@@ -88,6 +91,15 @@ enum ProductionError: Error, Sendable, Equatable, RPCErrorConvertible {
             RPCError(Production.ErrorReason.noStandingConsent, message: "the participant has no consent to revoke")
         case .accountNotFound:
             RPCError(Platform.ErrorReason.malformedToken, message: "the token's subject is not an account id")
+        case .restaurantNotFound:
+            RPCError(Production.ErrorReason.restaurantNotFound, message: "no such restaurant")
+        case .scheduleConflict(let kind, let episodes):
+            RPCError(Production.ErrorReason.scheduleConflict,
+                     message: kind == "restaurant" ? "the restaurant is booked for another shoot then"
+                         : "someone cast in it is shooting another episode then",
+                     details: ["kind": kind, "episode_ids": episodes.joined(separator: ",")])
+        case .wardrobeItemNotFound:
+            RPCError(Production.ErrorReason.wardrobeItemNotFound, message: "no such wardrobe item")
         }
     }
 }

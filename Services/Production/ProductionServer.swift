@@ -25,6 +25,7 @@ struct ProductionServer: Sendable {
             EpisodesService(pool: pool, episodes: EpisodeStore(outbox: outbox), settings: settings),
             ConsentService(pool: pool, settings: settings),
             LedgerService(pool: pool, settings: settings),
+            StudioService(pool: pool, settings: settings),
             PointsService(pool: pool, settings: settings),
             events,
         ]

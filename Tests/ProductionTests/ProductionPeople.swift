@@ -24,6 +24,7 @@ struct ProductionPeople: Sendable {
     let episodes: EpisodesClient
     let consent: ConsentClient
     let ledger: LedgerClient
+    let studio: StudioClient
     let points: PointsClient
     let admin: PostgresPool
 
@@ -33,7 +34,8 @@ struct ProductionPeople: Sendable {
         let production = RPCClient(host: "127.0.0.1", port: stack.production.port)
         return ProductionPeople(identity: IdentityClient(client: identity), casting: CastingClient(client: production),
                                 episodes: EpisodesClient(client: production), consent: ConsentClient(client: production),
-                                ledger: LedgerClient(client: production), points: PointsClient(client: production),
+                                ledger: LedgerClient(client: production), studio: StudioClient(client: production),
+                                points: PointsClient(client: production),
                                 admin: try await TestDatabase.makeAdminPool())
     }
 

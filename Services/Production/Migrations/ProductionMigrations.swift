@@ -14,7 +14,7 @@ enum ProductionMigrations {
     static func all() throws -> [Migration] {
         let outbox = try Outbox(schema: "production")
         return [casting, appendOnlyGuard, consent, ledger, points] + outbox.migrations(from: 6)
-            + [outbox.occurredAtIndexMigration(version: 8)]
+            + [outbox.occurredAtIndexMigration(version: 8), studio]
     }
 
     static let casting = Migration(version: 1, name: "seasons, episodes and applications", sql: """
@@ -182,6 +182,52 @@ enum ProductionMigrations {
         CREATE INDEX ledger_by_season ON production.ledger_entries (season_id, created_at DESC, id);
         CREATE INDEX ledger_by_episode ON production.ledger_entries (episode_id, created_at DESC, id);
         CREATE UNIQUE INDEX ledger_one_deal_income ON production.ledger_entries (episode_id) WHERE source = 'deal';
+        """)
+
+    /// Restaurants (seeded), each episode's shoot and studio checklist flags, wardrobe and outfits.
+    static let studio = Migration(version: 9, name: "restaurants, shoots, wardrobe", sql: """
+        CREATE TABLE production.restaurants (
+            id text PRIMARY KEY,
+            app text NOT NULL,
+            name text NOT NULL,
+            cuisine text NOT NULL,
+            vibe text NOT NULL DEFAULT '',
+            neighborhood text NOT NULL,
+            location geography(Point, 4326),
+            photo_url text NOT NULL DEFAULT '',
+            filming_notes text NOT NULL DEFAULT '',
+            active boolean NOT NULL DEFAULT true,
+            position integer NOT NULL DEFAULT 0
+        );
+        CREATE INDEX restaurants_by_app ON production.restaurants (app, neighborhood) WHERE active;
+        \(RestaurantCatalog.seedSQL())
+        ALTER TABLE production.episodes
+            ADD COLUMN restaurant_id text REFERENCES production.restaurants (id),
+            ADD COLUMN restaurant_confirmed boolean NOT NULL DEFAULT false,
+            ADD COLUMN shoot_starts_at timestamptz,
+            ADD COLUMN shoot_minutes integer CHECK (shoot_minutes BETWEEN 15 AND 720),
+            ADD COLUMN equipment_packed boolean NOT NULL DEFAULT false;
+        CREATE INDEX episodes_shoots ON production.episodes (app, shoot_starts_at) WHERE shoot_starts_at IS NOT NULL;
+        CREATE TABLE production.wardrobe_items (
+            id uuid PRIMARY KEY,
+            app text NOT NULL,
+            name text NOT NULL,
+            category text NOT NULL,
+            cost_minor bigint NOT NULL CHECK (cost_minor >= 0),
+            currency text NOT NULL CHECK (currency ~ '^[A-Z]{3}$'),
+            sponsor text NOT NULL DEFAULT '',
+            created_at timestamptz NOT NULL DEFAULT now()
+        );
+        CREATE INDEX wardrobe_by_app ON production.wardrobe_items (app, created_at);
+        CREATE TABLE production.outfits (
+            id uuid PRIMARY KEY,
+            episode_id uuid NOT NULL REFERENCES production.episodes (id),
+            item_id uuid NOT NULL REFERENCES production.wardrobe_items (id),
+            worn_by uuid NOT NULL,
+            notes text NOT NULL DEFAULT '',
+            created_at timestamptz NOT NULL DEFAULT now(),
+            UNIQUE (episode_id, item_id, worn_by)
+        );
         """)
 
     static let points = Migration(version: 5, name: "points ledger", sql: """

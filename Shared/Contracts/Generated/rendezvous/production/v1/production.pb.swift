@@ -2173,6 +2173,787 @@ public enum Production {
         }
     }
 
+    /// `rendezvous.production.v1.GeoPoint`.
+    public struct GeoPoint: ProtoMessage, Hashable {
+        /// `double latitude = 1;`
+        public var latitude: Double = 0
+        /// `double longitude = 2;`
+        public var longitude: Double = 0
+
+        public init() {}
+
+        public init(latitude: Double = 0, longitude: Double = 0) {
+            self.latitude = latitude
+            self.longitude = longitude
+        }
+
+        public func encode(to writer: inout ProtoWriter) {
+            if self.latitude.bitPattern != 0 { writer.writeDouble(field: 1, self.latitude) }
+            if self.longitude.bitPattern != 0 { writer.writeDouble(field: 2, self.longitude) }
+        }
+
+        public mutating func decodeField(_ field: Int, from reader: inout ProtoReader) throws {
+            switch field {
+            case 1: self.latitude = try reader.readDouble()
+            case 2: self.longitude = try reader.readDouble()
+            default: try reader.skipField()
+            }
+        }
+    }
+
+    /// `rendezvous.production.v1.Restaurant`.
+    public struct Restaurant: ProtoMessage, Hashable {
+        /// `string id = 1;`
+        public var id: String = ""
+        /// `string name = 2;`
+        public var name: String = ""
+        /// `string cuisine = 3;`
+        public var cuisine: String = ""
+        /// `string vibe = 4;`
+        public var vibe: String = ""
+        /// `string neighborhood = 5;`
+        public var neighborhood: String = ""
+        /// `GeoPoint location = 6;`
+        public var location: GeoPoint?
+        /// `string photo_url = 7;`
+        public var photoURL: String = ""
+        /// Producers only; empty for everyone else.
+        ///
+        /// `string filming_notes = 8;`
+        public var filmingNotes: String = ""
+        /// From the request's point, when one was given.
+        ///
+        /// `double distance_meters = 9;`
+        public var distanceMeters: Double = 0
+
+        public init() {}
+
+        public init(
+            id: String = "",
+            name: String = "",
+            cuisine: String = "",
+            vibe: String = "",
+            neighborhood: String = "",
+            location: GeoPoint? = nil,
+            photoURL: String = "",
+            filmingNotes: String = "",
+            distanceMeters: Double = 0
+        ) {
+            self.id = id
+            self.name = name
+            self.cuisine = cuisine
+            self.vibe = vibe
+            self.neighborhood = neighborhood
+            self.location = location
+            self.photoURL = photoURL
+            self.filmingNotes = filmingNotes
+            self.distanceMeters = distanceMeters
+        }
+
+        public func encode(to writer: inout ProtoWriter) {
+            if !self.id.isEmpty { writer.writeString(field: 1, self.id) }
+            if !self.name.isEmpty { writer.writeString(field: 2, self.name) }
+            if !self.cuisine.isEmpty { writer.writeString(field: 3, self.cuisine) }
+            if !self.vibe.isEmpty { writer.writeString(field: 4, self.vibe) }
+            if !self.neighborhood.isEmpty { writer.writeString(field: 5, self.neighborhood) }
+            if let value = self.location { writer.writeMessage(field: 6, value) }
+            if !self.photoURL.isEmpty { writer.writeString(field: 7, self.photoURL) }
+            if !self.filmingNotes.isEmpty { writer.writeString(field: 8, self.filmingNotes) }
+            if self.distanceMeters.bitPattern != 0 { writer.writeDouble(field: 9, self.distanceMeters) }
+        }
+
+        public mutating func decodeField(_ field: Int, from reader: inout ProtoReader) throws {
+            switch field {
+            case 1: self.id = try reader.readString()
+            case 2: self.name = try reader.readString()
+            case 3: self.cuisine = try reader.readString()
+            case 4: self.vibe = try reader.readString()
+            case 5: self.neighborhood = try reader.readString()
+            case 6: self.location = try reader.mergeMessage(self.location)
+            case 7: self.photoURL = try reader.readString()
+            case 8: self.filmingNotes = try reader.readString()
+            case 9: self.distanceMeters = try reader.readDouble()
+            default: try reader.skipField()
+            }
+        }
+    }
+
+    /// `rendezvous.production.v1.ListRestaurantsRequest`.
+    public struct ListRestaurantsRequest: ProtoMessage, Hashable {
+        /// `string neighborhood = 1;`
+        public var neighborhood: String = ""
+        /// `GeoPoint near = 2;`
+        public var near: GeoPoint?
+
+        public init() {}
+
+        public init(neighborhood: String = "", near: GeoPoint? = nil) {
+            self.neighborhood = neighborhood
+            self.near = near
+        }
+
+        public func encode(to writer: inout ProtoWriter) {
+            if !self.neighborhood.isEmpty { writer.writeString(field: 1, self.neighborhood) }
+            if let value = self.near { writer.writeMessage(field: 2, value) }
+        }
+
+        public mutating func decodeField(_ field: Int, from reader: inout ProtoReader) throws {
+            switch field {
+            case 1: self.neighborhood = try reader.readString()
+            case 2: self.near = try reader.mergeMessage(self.near)
+            default: try reader.skipField()
+            }
+        }
+    }
+
+    /// `rendezvous.production.v1.ListRestaurantsResponse`.
+    public struct ListRestaurantsResponse: ProtoMessage, Hashable {
+        /// `repeated Restaurant restaurants = 1;`
+        public var restaurants: [Restaurant] = []
+
+        public init() {}
+
+        public init(restaurants: [Restaurant] = []) {
+            self.restaurants = restaurants
+        }
+
+        public func encode(to writer: inout ProtoWriter) {
+            for value in self.restaurants { writer.writeMessage(field: 1, value) }
+        }
+
+        public mutating func decodeField(_ field: Int, from reader: inout ProtoReader) throws {
+            switch field {
+            case 1: try reader.readRepeatedMessage(into: &self.restaurants)
+            default: try reader.skipField()
+            }
+        }
+    }
+
+    /// `rendezvous.production.v1.Shoot`.
+    public struct Shoot: ProtoMessage, Hashable {
+        /// `string episode_id = 1;`
+        public var episodeID: String = ""
+        /// `int32 episode_number = 2;`
+        public var episodeNumber: Int32 = 0
+        /// `string title = 3;`
+        public var title: String = ""
+        /// `string restaurant_id = 4;`
+        public var restaurantID: String = ""
+        /// `Timestamp starts_at = 5;`
+        public var startsAt: Timestamp?
+        /// 15-720.
+        ///
+        /// `int32 duration_minutes = 6;`
+        public var durationMinutes: Int32 = 0
+        /// `repeated string cast_account_ids = 7;`
+        public var castAccountIDs: [String] = []
+
+        public init() {}
+
+        public init(
+            episodeID: String = "",
+            episodeNumber: Int32 = 0,
+            title: String = "",
+            restaurantID: String = "",
+            startsAt: Timestamp? = nil,
+            durationMinutes: Int32 = 0,
+            castAccountIDs: [String] = []
+        ) {
+            self.episodeID = episodeID
+            self.episodeNumber = episodeNumber
+            self.title = title
+            self.restaurantID = restaurantID
+            self.startsAt = startsAt
+            self.durationMinutes = durationMinutes
+            self.castAccountIDs = castAccountIDs
+        }
+
+        public func encode(to writer: inout ProtoWriter) {
+            if !self.episodeID.isEmpty { writer.writeString(field: 1, self.episodeID) }
+            if self.episodeNumber != 0 { writer.writeInt32(field: 2, self.episodeNumber) }
+            if !self.title.isEmpty { writer.writeString(field: 3, self.title) }
+            if !self.restaurantID.isEmpty { writer.writeString(field: 4, self.restaurantID) }
+            if let value = self.startsAt { writer.writeMessage(field: 5, value) }
+            if self.durationMinutes != 0 { writer.writeInt32(field: 6, self.durationMinutes) }
+            for value in self.castAccountIDs { writer.writeString(field: 7, value) }
+        }
+
+        public mutating func decodeField(_ field: Int, from reader: inout ProtoReader) throws {
+            switch field {
+            case 1: self.episodeID = try reader.readString()
+            case 2: self.episodeNumber = try reader.readInt32()
+            case 3: self.title = try reader.readString()
+            case 4: self.restaurantID = try reader.readString()
+            case 5: self.startsAt = try reader.mergeMessage(self.startsAt)
+            case 6: self.durationMinutes = try reader.readInt32()
+            case 7: try reader.readRepeatedString(into: &self.castAccountIDs)
+            default: try reader.skipField()
+            }
+        }
+    }
+
+    /// `rendezvous.production.v1.ScheduleShootRequest`.
+    public struct ScheduleShootRequest: ProtoMessage, Hashable {
+        /// `string episode_id = 1;`
+        public var episodeID: String = ""
+        /// `string restaurant_id = 2;`
+        public var restaurantID: String = ""
+        /// `Timestamp starts_at = 3;`
+        public var startsAt: Timestamp?
+        /// `int32 duration_minutes = 4;`
+        public var durationMinutes: Int32 = 0
+
+        public init() {}
+
+        public init(
+            episodeID: String = "",
+            restaurantID: String = "",
+            startsAt: Timestamp? = nil,
+            durationMinutes: Int32 = 0
+        ) {
+            self.episodeID = episodeID
+            self.restaurantID = restaurantID
+            self.startsAt = startsAt
+            self.durationMinutes = durationMinutes
+        }
+
+        public func encode(to writer: inout ProtoWriter) {
+            if !self.episodeID.isEmpty { writer.writeString(field: 1, self.episodeID) }
+            if !self.restaurantID.isEmpty { writer.writeString(field: 2, self.restaurantID) }
+            if let value = self.startsAt { writer.writeMessage(field: 3, value) }
+            if self.durationMinutes != 0 { writer.writeInt32(field: 4, self.durationMinutes) }
+        }
+
+        public mutating func decodeField(_ field: Int, from reader: inout ProtoReader) throws {
+            switch field {
+            case 1: self.episodeID = try reader.readString()
+            case 2: self.restaurantID = try reader.readString()
+            case 3: self.startsAt = try reader.mergeMessage(self.startsAt)
+            case 4: self.durationMinutes = try reader.readInt32()
+            default: try reader.skipField()
+            }
+        }
+    }
+
+    /// `rendezvous.production.v1.GetCalendarRequest`.
+    public struct GetCalendarRequest: ProtoMessage, Hashable {
+        /// `Timestamp from = 1;`
+        public var from: Timestamp?
+        /// At most 366 days after from.
+        ///
+        /// `Timestamp to = 2;`
+        public var to: Timestamp?
+
+        public init() {}
+
+        public init(from: Timestamp? = nil, to: Timestamp? = nil) {
+            self.from = from
+            self.to = to
+        }
+
+        public func encode(to writer: inout ProtoWriter) {
+            if let value = self.from { writer.writeMessage(field: 1, value) }
+            if let value = self.to { writer.writeMessage(field: 2, value) }
+        }
+
+        public mutating func decodeField(_ field: Int, from reader: inout ProtoReader) throws {
+            switch field {
+            case 1: self.from = try reader.mergeMessage(self.from)
+            case 2: self.to = try reader.mergeMessage(self.to)
+            default: try reader.skipField()
+            }
+        }
+    }
+
+    /// `rendezvous.production.v1.ShootConflict`.
+    public struct ShootConflict: ProtoMessage, Hashable {
+        /// restaurant or talent.
+        ///
+        /// `string kind = 1;`
+        public var kind: String = ""
+        /// `repeated string episode_ids = 2;`
+        public var episodeIDs: [String] = []
+        /// The restaurant, or the account cast in both.
+        ///
+        /// `string subject = 3;`
+        public var subject: String = ""
+
+        public init() {}
+
+        public init(kind: String = "", episodeIDs: [String] = [], subject: String = "") {
+            self.kind = kind
+            self.episodeIDs = episodeIDs
+            self.subject = subject
+        }
+
+        public func encode(to writer: inout ProtoWriter) {
+            if !self.kind.isEmpty { writer.writeString(field: 1, self.kind) }
+            for value in self.episodeIDs { writer.writeString(field: 2, value) }
+            if !self.subject.isEmpty { writer.writeString(field: 3, self.subject) }
+        }
+
+        public mutating func decodeField(_ field: Int, from reader: inout ProtoReader) throws {
+            switch field {
+            case 1: self.kind = try reader.readString()
+            case 2: try reader.readRepeatedString(into: &self.episodeIDs)
+            case 3: self.subject = try reader.readString()
+            default: try reader.skipField()
+            }
+        }
+    }
+
+    /// `rendezvous.production.v1.Calendar`.
+    public struct Calendar: ProtoMessage, Hashable {
+        /// `repeated Shoot shoots = 1;`
+        public var shoots: [Shoot] = []
+        /// `repeated ShootConflict conflicts = 2;`
+        public var conflicts: [ShootConflict] = []
+
+        public init() {}
+
+        public init(shoots: [Shoot] = [], conflicts: [ShootConflict] = []) {
+            self.shoots = shoots
+            self.conflicts = conflicts
+        }
+
+        public func encode(to writer: inout ProtoWriter) {
+            for value in self.shoots { writer.writeMessage(field: 1, value) }
+            for value in self.conflicts { writer.writeMessage(field: 2, value) }
+        }
+
+        public mutating func decodeField(_ field: Int, from reader: inout ProtoReader) throws {
+            switch field {
+            case 1: try reader.readRepeatedMessage(into: &self.shoots)
+            case 2: try reader.readRepeatedMessage(into: &self.conflicts)
+            default: try reader.skipField()
+            }
+        }
+    }
+
+    /// `rendezvous.production.v1.GetChecklistRequest`.
+    public struct GetChecklistRequest: ProtoMessage, Hashable {
+        /// `string episode_id = 1;`
+        public var episodeID: String = ""
+
+        public init() {}
+
+        public init(episodeID: String = "") {
+            self.episodeID = episodeID
+        }
+
+        public func encode(to writer: inout ProtoWriter) {
+            if !self.episodeID.isEmpty { writer.writeString(field: 1, self.episodeID) }
+        }
+
+        public mutating func decodeField(_ field: Int, from reader: inout ProtoReader) throws {
+            switch field {
+            case 1: self.episodeID = try reader.readString()
+            default: try reader.skipField()
+            }
+        }
+    }
+
+    /// `rendezvous.production.v1.UpdateChecklistRequest`.
+    public struct UpdateChecklistRequest: ProtoMessage, Hashable {
+        /// `string episode_id = 1;`
+        public var episodeID: String = ""
+        /// restaurant_confirmed, equipment_packed.
+        ///
+        /// `repeated string update_mask = 2;`
+        public var updateMask: [String] = []
+        /// `bool restaurant_confirmed = 3;`
+        public var restaurantConfirmed: Bool = false
+        /// `bool equipment_packed = 4;`
+        public var equipmentPacked: Bool = false
+
+        public init() {}
+
+        public init(
+            episodeID: String = "",
+            updateMask: [String] = [],
+            restaurantConfirmed: Bool = false,
+            equipmentPacked: Bool = false
+        ) {
+            self.episodeID = episodeID
+            self.updateMask = updateMask
+            self.restaurantConfirmed = restaurantConfirmed
+            self.equipmentPacked = equipmentPacked
+        }
+
+        public func encode(to writer: inout ProtoWriter) {
+            if !self.episodeID.isEmpty { writer.writeString(field: 1, self.episodeID) }
+            for value in self.updateMask { writer.writeString(field: 2, value) }
+            if self.restaurantConfirmed { writer.writeBool(field: 3, self.restaurantConfirmed) }
+            if self.equipmentPacked { writer.writeBool(field: 4, self.equipmentPacked) }
+        }
+
+        public mutating func decodeField(_ field: Int, from reader: inout ProtoReader) throws {
+            switch field {
+            case 1: self.episodeID = try reader.readString()
+            case 2: try reader.readRepeatedString(into: &self.updateMask)
+            case 3: self.restaurantConfirmed = try reader.readBool()
+            case 4: self.equipmentPacked = try reader.readBool()
+            default: try reader.skipField()
+            }
+        }
+    }
+
+    /// `rendezvous.production.v1.Checklist`.
+    public struct Checklist: ProtoMessage, Hashable {
+        /// `string episode_id = 1;`
+        public var episodeID: String = ""
+        /// A restaurant is set and the host confirmed it.
+        ///
+        /// `bool restaurant_confirmed = 2;`
+        public var restaurantConfirmed: Bool = false
+        /// Someone is cast.
+        ///
+        /// `bool talent_confirmed = 3;`
+        public var talentConfirmed: Bool = false
+        /// Everyone cast has a standing signed consent.
+        ///
+        /// `bool consent_signed = 4;`
+        public var consentSigned: Bool = false
+        /// At least one outfit is logged.
+        ///
+        /// `bool outfit_logged = 5;`
+        public var outfitLogged: Bool = false
+        /// `bool equipment_packed = 6;`
+        public var equipmentPacked: Bool = false
+        /// All five.
+        ///
+        /// `bool ready = 7;`
+        public var ready: Bool = false
+
+        public init() {}
+
+        public init(
+            episodeID: String = "",
+            restaurantConfirmed: Bool = false,
+            talentConfirmed: Bool = false,
+            consentSigned: Bool = false,
+            outfitLogged: Bool = false,
+            equipmentPacked: Bool = false,
+            ready: Bool = false
+        ) {
+            self.episodeID = episodeID
+            self.restaurantConfirmed = restaurantConfirmed
+            self.talentConfirmed = talentConfirmed
+            self.consentSigned = consentSigned
+            self.outfitLogged = outfitLogged
+            self.equipmentPacked = equipmentPacked
+            self.ready = ready
+        }
+
+        public func encode(to writer: inout ProtoWriter) {
+            if !self.episodeID.isEmpty { writer.writeString(field: 1, self.episodeID) }
+            if self.restaurantConfirmed { writer.writeBool(field: 2, self.restaurantConfirmed) }
+            if self.talentConfirmed { writer.writeBool(field: 3, self.talentConfirmed) }
+            if self.consentSigned { writer.writeBool(field: 4, self.consentSigned) }
+            if self.outfitLogged { writer.writeBool(field: 5, self.outfitLogged) }
+            if self.equipmentPacked { writer.writeBool(field: 6, self.equipmentPacked) }
+            if self.ready { writer.writeBool(field: 7, self.ready) }
+        }
+
+        public mutating func decodeField(_ field: Int, from reader: inout ProtoReader) throws {
+            switch field {
+            case 1: self.episodeID = try reader.readString()
+            case 2: self.restaurantConfirmed = try reader.readBool()
+            case 3: self.talentConfirmed = try reader.readBool()
+            case 4: self.consentSigned = try reader.readBool()
+            case 5: self.outfitLogged = try reader.readBool()
+            case 6: self.equipmentPacked = try reader.readBool()
+            case 7: self.ready = try reader.readBool()
+            default: try reader.skipField()
+            }
+        }
+    }
+
+    /// `rendezvous.production.v1.WardrobeItem`.
+    public struct WardrobeItem: ProtoMessage, Hashable {
+        /// `string id = 1;`
+        public var id: String = ""
+        /// 1-200 characters.
+        ///
+        /// `string name = 2;`
+        public var name: String = ""
+        /// e.g. dress, suit, shoes, accessory; 1-50 characters.
+        ///
+        /// `string category = 3;`
+        public var category: String = ""
+        /// What the show paid (zero for a sponsor's loan).
+        ///
+        /// `Money cost = 4;`
+        public var cost: Money?
+        /// The brand lending or giving it, if any.
+        ///
+        /// `string sponsor = 5;`
+        public var sponsor: String = ""
+        /// `Timestamp created_at = 6;`
+        public var createdAt: Timestamp?
+
+        public init() {}
+
+        public init(
+            id: String = "",
+            name: String = "",
+            category: String = "",
+            cost: Money? = nil,
+            sponsor: String = "",
+            createdAt: Timestamp? = nil
+        ) {
+            self.id = id
+            self.name = name
+            self.category = category
+            self.cost = cost
+            self.sponsor = sponsor
+            self.createdAt = createdAt
+        }
+
+        public func encode(to writer: inout ProtoWriter) {
+            if !self.id.isEmpty { writer.writeString(field: 1, self.id) }
+            if !self.name.isEmpty { writer.writeString(field: 2, self.name) }
+            if !self.category.isEmpty { writer.writeString(field: 3, self.category) }
+            if let value = self.cost { writer.writeMessage(field: 4, value) }
+            if !self.sponsor.isEmpty { writer.writeString(field: 5, self.sponsor) }
+            if let value = self.createdAt { writer.writeMessage(field: 6, value) }
+        }
+
+        public mutating func decodeField(_ field: Int, from reader: inout ProtoReader) throws {
+            switch field {
+            case 1: self.id = try reader.readString()
+            case 2: self.name = try reader.readString()
+            case 3: self.category = try reader.readString()
+            case 4: self.cost = try reader.mergeMessage(self.cost)
+            case 5: self.sponsor = try reader.readString()
+            case 6: self.createdAt = try reader.mergeMessage(self.createdAt)
+            default: try reader.skipField()
+            }
+        }
+    }
+
+    /// `rendezvous.production.v1.AddWardrobeItemRequest`.
+    public struct AddWardrobeItemRequest: ProtoMessage, Hashable {
+        /// `string name = 1;`
+        public var name: String = ""
+        /// `string category = 2;`
+        public var category: String = ""
+        /// amount_minor >= 0 here.
+        ///
+        /// `Money cost = 3;`
+        public var cost: Money?
+        /// `string sponsor = 4;`
+        public var sponsor: String = ""
+
+        public init() {}
+
+        public init(name: String = "", category: String = "", cost: Money? = nil, sponsor: String = "") {
+            self.name = name
+            self.category = category
+            self.cost = cost
+            self.sponsor = sponsor
+        }
+
+        public func encode(to writer: inout ProtoWriter) {
+            if !self.name.isEmpty { writer.writeString(field: 1, self.name) }
+            if !self.category.isEmpty { writer.writeString(field: 2, self.category) }
+            if let value = self.cost { writer.writeMessage(field: 3, value) }
+            if !self.sponsor.isEmpty { writer.writeString(field: 4, self.sponsor) }
+        }
+
+        public mutating func decodeField(_ field: Int, from reader: inout ProtoReader) throws {
+            switch field {
+            case 1: self.name = try reader.readString()
+            case 2: self.category = try reader.readString()
+            case 3: self.cost = try reader.mergeMessage(self.cost)
+            case 4: self.sponsor = try reader.readString()
+            default: try reader.skipField()
+            }
+        }
+    }
+
+    /// `rendezvous.production.v1.ListWardrobeRequest`.
+    public struct ListWardrobeRequest: ProtoMessage, Hashable {
+        public init() {}
+
+        public func encode(to writer: inout ProtoWriter) {}
+
+        public mutating func decodeField(_ field: Int, from reader: inout ProtoReader) throws {
+            try reader.skipField()
+        }
+    }
+
+    /// `rendezvous.production.v1.ListWardrobeResponse`.
+    public struct ListWardrobeResponse: ProtoMessage, Hashable {
+        /// `repeated WardrobeItem items = 1;`
+        public var items: [WardrobeItem] = []
+
+        public init() {}
+
+        public init(items: [WardrobeItem] = []) {
+            self.items = items
+        }
+
+        public func encode(to writer: inout ProtoWriter) {
+            for value in self.items { writer.writeMessage(field: 1, value) }
+        }
+
+        public mutating func decodeField(_ field: Int, from reader: inout ProtoReader) throws {
+            switch field {
+            case 1: try reader.readRepeatedMessage(into: &self.items)
+            default: try reader.skipField()
+            }
+        }
+    }
+
+    /// `rendezvous.production.v1.Outfit`.
+    public struct Outfit: ProtoMessage, Hashable {
+        /// `string id = 1;`
+        public var id: String = ""
+        /// `string episode_id = 2;`
+        public var episodeID: String = ""
+        /// `string item_id = 3;`
+        public var itemID: String = ""
+        /// `string worn_by = 4;`
+        public var wornBy: String = ""
+        /// `string notes = 5;`
+        public var notes: String = ""
+        /// `Timestamp created_at = 6;`
+        public var createdAt: Timestamp?
+
+        public init() {}
+
+        public init(
+            id: String = "",
+            episodeID: String = "",
+            itemID: String = "",
+            wornBy: String = "",
+            notes: String = "",
+            createdAt: Timestamp? = nil
+        ) {
+            self.id = id
+            self.episodeID = episodeID
+            self.itemID = itemID
+            self.wornBy = wornBy
+            self.notes = notes
+            self.createdAt = createdAt
+        }
+
+        public func encode(to writer: inout ProtoWriter) {
+            if !self.id.isEmpty { writer.writeString(field: 1, self.id) }
+            if !self.episodeID.isEmpty { writer.writeString(field: 2, self.episodeID) }
+            if !self.itemID.isEmpty { writer.writeString(field: 3, self.itemID) }
+            if !self.wornBy.isEmpty { writer.writeString(field: 4, self.wornBy) }
+            if !self.notes.isEmpty { writer.writeString(field: 5, self.notes) }
+            if let value = self.createdAt { writer.writeMessage(field: 6, value) }
+        }
+
+        public mutating func decodeField(_ field: Int, from reader: inout ProtoReader) throws {
+            switch field {
+            case 1: self.id = try reader.readString()
+            case 2: self.episodeID = try reader.readString()
+            case 3: self.itemID = try reader.readString()
+            case 4: self.wornBy = try reader.readString()
+            case 5: self.notes = try reader.readString()
+            case 6: self.createdAt = try reader.mergeMessage(self.createdAt)
+            default: try reader.skipField()
+            }
+        }
+    }
+
+    /// `rendezvous.production.v1.LogOutfitRequest`.
+    public struct LogOutfitRequest: ProtoMessage, Hashable {
+        /// `string episode_id = 1;`
+        public var episodeID: String = ""
+        /// `string item_id = 2;`
+        public var itemID: String = ""
+        /// `string worn_by = 3;`
+        public var wornBy: String = ""
+        /// At most 500 characters.
+        ///
+        /// `string notes = 4;`
+        public var notes: String = ""
+
+        public init() {}
+
+        public init(episodeID: String = "", itemID: String = "", wornBy: String = "", notes: String = "") {
+            self.episodeID = episodeID
+            self.itemID = itemID
+            self.wornBy = wornBy
+            self.notes = notes
+        }
+
+        public func encode(to writer: inout ProtoWriter) {
+            if !self.episodeID.isEmpty { writer.writeString(field: 1, self.episodeID) }
+            if !self.itemID.isEmpty { writer.writeString(field: 2, self.itemID) }
+            if !self.wornBy.isEmpty { writer.writeString(field: 3, self.wornBy) }
+            if !self.notes.isEmpty { writer.writeString(field: 4, self.notes) }
+        }
+
+        public mutating func decodeField(_ field: Int, from reader: inout ProtoReader) throws {
+            switch field {
+            case 1: self.episodeID = try reader.readString()
+            case 2: self.itemID = try reader.readString()
+            case 3: self.wornBy = try reader.readString()
+            case 4: self.notes = try reader.readString()
+            default: try reader.skipField()
+            }
+        }
+    }
+
+    /// `rendezvous.production.v1.ListOutfitsRequest`.
+    public struct ListOutfitsRequest: ProtoMessage, Hashable {
+        /// `string episode_id = 1;`
+        public var episodeID: String = ""
+
+        public init() {}
+
+        public init(episodeID: String = "") {
+            self.episodeID = episodeID
+        }
+
+        public func encode(to writer: inout ProtoWriter) {
+            if !self.episodeID.isEmpty { writer.writeString(field: 1, self.episodeID) }
+        }
+
+        public mutating func decodeField(_ field: Int, from reader: inout ProtoReader) throws {
+            switch field {
+            case 1: self.episodeID = try reader.readString()
+            default: try reader.skipField()
+            }
+        }
+    }
+
+    /// `rendezvous.production.v1.ListOutfitsResponse`.
+    public struct ListOutfitsResponse: ProtoMessage, Hashable {
+        /// `repeated Outfit outfits = 1;`
+        public var outfits: [Outfit] = []
+        /// Per currency: what the episode's outfits cost.
+        ///
+        /// `repeated Money total_cost = 2;`
+        public var totalCost: [Money] = []
+
+        public init() {}
+
+        public init(outfits: [Outfit] = [], totalCost: [Money] = []) {
+            self.outfits = outfits
+            self.totalCost = totalCost
+        }
+
+        public func encode(to writer: inout ProtoWriter) {
+            for value in self.outfits { writer.writeMessage(field: 1, value) }
+            for value in self.totalCost { writer.writeMessage(field: 2, value) }
+        }
+
+        public mutating func decodeField(_ field: Int, from reader: inout ProtoReader) throws {
+            switch field {
+            case 1: try reader.readRepeatedMessage(into: &self.outfits)
+            case 2: try reader.readRepeatedMessage(into: &self.totalCost)
+            default: try reader.skipField()
+            }
+        }
+    }
+
     /// Event ApplicationSubmitted: a member submitted their application (identity makes a viewer an
     /// applicant).
     ///
@@ -2453,6 +3234,10 @@ public enum Production {
         public static let invalidPageToken = ErrorReason(rawValue: 22)
         public static let invalidID = ErrorReason(rawValue: 23)
         public static let invalidMoney = ErrorReason(rawValue: 24)
+        public static let restaurantNotFound = ErrorReason(rawValue: 25)
+        /// ErrorInfo.metadata: episode_ids (comma-separated), kind.
+        public static let scheduleConflict = ErrorReason(rawValue: 26)
+        public static let wardrobeItemNotFound = ErrorReason(rawValue: 27)
 
         /// The reason as ErrorInfo.reason spells it; nil for a number this contract does not know.
         public var name: String? {
@@ -2481,6 +3266,9 @@ public enum Production {
             case 22: "INVALID_PAGE_TOKEN"
             case 23: "INVALID_ID"
             case 24: "INVALID_MONEY"
+            case 25: "RESTAURANT_NOT_FOUND"
+            case 26: "SCHEDULE_CONFLICT"
+            case 27: "WARDROBE_ITEM_NOT_FOUND"
             default: nil
             }
         }
@@ -2512,6 +3300,9 @@ public enum Production {
             case 22: .invalidArgument
             case 23: .invalidArgument
             case 24: .invalidArgument
+            case 25: .notFound
+            case 26: .failedPrecondition
+            case 27: .notFound
             default: .unknown
             }
         }
@@ -2543,6 +3334,9 @@ public enum Production {
             case "INVALID_PAGE_TOKEN": self = .invalidPageToken
             case "INVALID_ID": self = .invalidID
             case "INVALID_MONEY": self = .invalidMoney
+            case "RESTAURANT_NOT_FOUND": self = .restaurantNotFound
+            case "SCHEDULE_CONFLICT": self = .scheduleConflict
+            case "WARDROBE_ITEM_NOT_FOUND": self = .wardrobeItemNotFound
             default: return nil
             }
         }
@@ -3057,5 +3851,159 @@ package struct LedgerClient: Sendable {
     /// `/rendezvous.production.v1.Ledger/GetSponsorReport`, unary.
     package func getSponsorReport(_ request: Production.GetSponsorReportRequest, options: CallOptions = CallOptions()) async throws -> Production.SponsorReport {
         try await client.unary(path: "/rendezvous.production.v1.Ledger/GetSponsorReport", request: request, options: options).message
+    }
+}
+
+/// The server side of `rendezvous.production.v1.Studio`: a service implements every requirement, and
+/// the generated `register(in:)` routes each RPC to it.
+package protocol StudioProvider: RPCService {
+    /// The app's curated restaurants: optionally of one neighborhood, nearest first when a point
+    /// is given (else by name). Filming notes for producers only.
+    ///
+    /// `/rendezvous.production.v1.Studio/ListRestaurants`, unary.
+    func listRestaurants(_ request: Production.ListRestaurantsRequest, context: ServerCallContext) async throws -> Production.ListRestaurantsResponse
+
+    /// Producers: sets (or moves) an episode's shoot. A shoot overlapping another at the same
+    /// restaurant, or one with any of the same cast, is FAILED_PRECONDITION SCHEDULE_CONFLICT
+    /// (ErrorInfo.metadata: episode_ids).
+    ///
+    /// `/rendezvous.production.v1.Studio/ScheduleShoot`, unary.
+    func scheduleShoot(_ request: Production.ScheduleShootRequest, context: ServerCallContext) async throws -> Production.Shoot
+
+    /// Producers: the shoots starting in [from, to), with the conflicts among them (a cast change
+    /// after scheduling can create one).
+    ///
+    /// `/rendezvous.production.v1.Studio/GetCalendar`, unary.
+    func getCalendar(_ request: Production.GetCalendarRequest, context: ServerCallContext) async throws -> Production.Calendar
+
+    /// Producers: the pre-shoot checklist, computed from the data.
+    ///
+    /// `/rendezvous.production.v1.Studio/GetChecklist`, unary.
+    func getChecklist(_ request: Production.GetChecklistRequest, context: ServerCallContext) async throws -> Production.Checklist
+
+    /// Producers: marks the restaurant confirmed or the equipment packed (or not).
+    ///
+    /// `/rendezvous.production.v1.Studio/UpdateChecklist`, unary.
+    func updateChecklist(_ request: Production.UpdateChecklistRequest, context: ServerCallContext) async throws -> Production.Checklist
+
+    /// `/rendezvous.production.v1.Studio/AddWardrobeItem`, unary.
+    func addWardrobeItem(_ request: Production.AddWardrobeItemRequest, context: ServerCallContext) async throws -> Production.WardrobeItem
+
+    /// `/rendezvous.production.v1.Studio/ListWardrobe`, unary.
+    func listWardrobe(_ request: Production.ListWardrobeRequest, context: ServerCallContext) async throws -> Production.ListWardrobeResponse
+
+    /// Producers: a wardrobe item worn by someone cast in an episode (once per item, wearer and
+    /// episode).
+    ///
+    /// `/rendezvous.production.v1.Studio/LogOutfit`, unary.
+    func logOutfit(_ request: Production.LogOutfitRequest, context: ServerCallContext) async throws -> Production.Outfit
+
+    /// `/rendezvous.production.v1.Studio/ListOutfits`, unary.
+    func listOutfits(_ request: Production.ListOutfitsRequest, context: ServerCallContext) async throws -> Production.ListOutfitsResponse
+}
+
+extension StudioProvider {
+    package var serviceName: String { "rendezvous.production.v1.Studio" }
+
+    /// Routes every RPC of `rendezvous.production.v1.Studio` to this provider.
+    package func register(in router: inout RPCRouter) {
+        router.unary(serviceName, "ListRestaurants") { (request: Production.ListRestaurantsRequest, context) in
+            try await self.listRestaurants(request, context: context)
+        }
+        router.unary(serviceName, "ScheduleShoot") { (request: Production.ScheduleShootRequest, context) in
+            try await self.scheduleShoot(request, context: context)
+        }
+        router.unary(serviceName, "GetCalendar") { (request: Production.GetCalendarRequest, context) in
+            try await self.getCalendar(request, context: context)
+        }
+        router.unary(serviceName, "GetChecklist") { (request: Production.GetChecklistRequest, context) in
+            try await self.getChecklist(request, context: context)
+        }
+        router.unary(serviceName, "UpdateChecklist") { (request: Production.UpdateChecklistRequest, context) in
+            try await self.updateChecklist(request, context: context)
+        }
+        router.unary(serviceName, "AddWardrobeItem") { (request: Production.AddWardrobeItemRequest, context) in
+            try await self.addWardrobeItem(request, context: context)
+        }
+        router.unary(serviceName, "ListWardrobe") { (request: Production.ListWardrobeRequest, context) in
+            try await self.listWardrobe(request, context: context)
+        }
+        router.unary(serviceName, "LogOutfit") { (request: Production.LogOutfitRequest, context) in
+            try await self.logOutfit(request, context: context)
+        }
+        router.unary(serviceName, "ListOutfits") { (request: Production.ListOutfitsRequest, context) in
+            try await self.listOutfits(request, context: context)
+        }
+    }
+}
+
+/// Typed client of `rendezvous.production.v1.Studio`: one method per RPC.
+package struct StudioClient: Sendable {
+    package static let serviceName = "rendezvous.production.v1.Studio"
+
+    package let client: RPCClient
+
+    package init(client: RPCClient) { self.client = client }
+
+    /// The app's curated restaurants: optionally of one neighborhood, nearest first when a point
+    /// is given (else by name). Filming notes for producers only.
+    ///
+    /// `/rendezvous.production.v1.Studio/ListRestaurants`, unary.
+    package func listRestaurants(_ request: Production.ListRestaurantsRequest, options: CallOptions = CallOptions()) async throws -> Production.ListRestaurantsResponse {
+        try await client.unary(path: "/rendezvous.production.v1.Studio/ListRestaurants", request: request, options: options).message
+    }
+
+    /// Producers: sets (or moves) an episode's shoot. A shoot overlapping another at the same
+    /// restaurant, or one with any of the same cast, is FAILED_PRECONDITION SCHEDULE_CONFLICT
+    /// (ErrorInfo.metadata: episode_ids).
+    ///
+    /// `/rendezvous.production.v1.Studio/ScheduleShoot`, unary.
+    package func scheduleShoot(_ request: Production.ScheduleShootRequest, options: CallOptions = CallOptions()) async throws -> Production.Shoot {
+        try await client.unary(path: "/rendezvous.production.v1.Studio/ScheduleShoot", request: request, options: options).message
+    }
+
+    /// Producers: the shoots starting in [from, to), with the conflicts among them (a cast change
+    /// after scheduling can create one).
+    ///
+    /// `/rendezvous.production.v1.Studio/GetCalendar`, unary.
+    package func getCalendar(_ request: Production.GetCalendarRequest, options: CallOptions = CallOptions()) async throws -> Production.Calendar {
+        try await client.unary(path: "/rendezvous.production.v1.Studio/GetCalendar", request: request, options: options).message
+    }
+
+    /// Producers: the pre-shoot checklist, computed from the data.
+    ///
+    /// `/rendezvous.production.v1.Studio/GetChecklist`, unary.
+    package func getChecklist(_ request: Production.GetChecklistRequest, options: CallOptions = CallOptions()) async throws -> Production.Checklist {
+        try await client.unary(path: "/rendezvous.production.v1.Studio/GetChecklist", request: request, options: options).message
+    }
+
+    /// Producers: marks the restaurant confirmed or the equipment packed (or not).
+    ///
+    /// `/rendezvous.production.v1.Studio/UpdateChecklist`, unary.
+    package func updateChecklist(_ request: Production.UpdateChecklistRequest, options: CallOptions = CallOptions()) async throws -> Production.Checklist {
+        try await client.unary(path: "/rendezvous.production.v1.Studio/UpdateChecklist", request: request, options: options).message
+    }
+
+    /// `/rendezvous.production.v1.Studio/AddWardrobeItem`, unary.
+    package func addWardrobeItem(_ request: Production.AddWardrobeItemRequest, options: CallOptions = CallOptions()) async throws -> Production.WardrobeItem {
+        try await client.unary(path: "/rendezvous.production.v1.Studio/AddWardrobeItem", request: request, options: options).message
+    }
+
+    /// `/rendezvous.production.v1.Studio/ListWardrobe`, unary.
+    package func listWardrobe(_ request: Production.ListWardrobeRequest = Production.ListWardrobeRequest(), options: CallOptions = CallOptions()) async throws -> Production.ListWardrobeResponse {
+        try await client.unary(path: "/rendezvous.production.v1.Studio/ListWardrobe", request: request, options: options).message
+    }
+
+    /// Producers: a wardrobe item worn by someone cast in an episode (once per item, wearer and
+    /// episode).
+    ///
+    /// `/rendezvous.production.v1.Studio/LogOutfit`, unary.
+    package func logOutfit(_ request: Production.LogOutfitRequest, options: CallOptions = CallOptions()) async throws -> Production.Outfit {
+        try await client.unary(path: "/rendezvous.production.v1.Studio/LogOutfit", request: request, options: options).message
+    }
+
+    /// `/rendezvous.production.v1.Studio/ListOutfits`, unary.
+    package func listOutfits(_ request: Production.ListOutfitsRequest, options: CallOptions = CallOptions()) async throws -> Production.ListOutfitsResponse {
+        try await client.unary(path: "/rendezvous.production.v1.Studio/ListOutfits", request: request, options: options).message
     }
 }
