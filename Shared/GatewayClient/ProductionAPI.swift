@@ -61,12 +61,26 @@ public struct ProductionAPI: Sendable {
         static let profitAndLoss = GatewayMethod("Ledger/GetProfitAndLoss", .read, .session)
         static let breakevenProjection = GatewayMethod("Ledger/GetBreakevenProjection", .read, .session)
         static let sponsorReport = GatewayMethod("Ledger/GetSponsorReport", .read, .session)
+        static let restaurants = GatewayMethod("Studio/ListRestaurants", .read, .session)
+        /// Sets the values given.
+        static let scheduleShoot = GatewayMethod("Studio/ScheduleShoot", .idempotentWrite, .session)
+        static let calendar = GatewayMethod("Studio/GetCalendar", .read, .session)
+        static let checklist = GatewayMethod("Studio/GetChecklist", .read, .session)
+        /// Sets the values given.
+        static let updateChecklist = GatewayMethod("Studio/UpdateChecklist", .idempotentWrite, .session)
+        /// Each call stores an item: sent once.
+        static let addWardrobeItem = GatewayMethod("Studio/AddWardrobeItem", .write, .session)
+        static let wardrobe = GatewayMethod("Studio/ListWardrobe", .read, .session)
+        /// The same item on the same person in the same episode is one outfit.
+        static let logOutfit = GatewayMethod("Studio/LogOutfit", .idempotentWrite, .session)
+        static let outfits = GatewayMethod("Studio/ListOutfits", .read, .session)
     }
 
     private var casting: CastingClient { CastingClient(client: runner.rpc) }
     private var episodes: EpisodesClient { EpisodesClient(client: runner.rpc) }
     private var consent: ConsentClient { ConsentClient(client: runner.rpc) }
     private var ledger: LedgerClient { LedgerClient(client: runner.rpc) }
+    private var studio: StudioClient { StudioClient(client: runner.rpc) }
 
     /// Saves one step of the caller's application wizard (the draft is created by the first).
     @discardableResult
@@ -292,6 +306,81 @@ public struct ProductionAPI: Sendable {
         let request = Production.GetSponsorReportRequest(seasonID: seasonID, currency: currency)
         return try await runner.run(Methods.sponsorReport, deadline: deadline) { [ledger] options in
             try await ledger.getSponsorReport(request, options: options)
+        }
+    }
+
+    /// The app's curated restaurants, optionally of one neighborhood, nearest first from `near` (filming notes for producers only).
+    public func restaurants(neighborhood: String = "", near: Production.GeoPoint? = nil, deadline: Duration? = nil) async throws(GatewayError) -> [Production.Restaurant] {
+        let request = Production.ListRestaurantsRequest(neighborhood: neighborhood, near: near)
+        return try await runner.run(Methods.restaurants, deadline: deadline) { [studio] options in
+            try await studio.listRestaurants(request, options: options).restaurants
+        }
+    }
+
+    /// Producers: sets an episode's shoot (FAILED_PRECONDITION `SCHEDULE_CONFLICT` when it would double-book).
+    @discardableResult
+    public func scheduleShoot(episodeID: String, restaurantID: String, startsAt: Timestamp, durationMinutes: Int32, deadline: Duration? = nil) async throws(GatewayError) -> Production.Shoot {
+        let request = Production.ScheduleShootRequest(episodeID: episodeID, restaurantID: restaurantID, startsAt: startsAt, durationMinutes: durationMinutes)
+        return try await runner.run(Methods.scheduleShoot, deadline: deadline) { [studio] options in
+            try await studio.scheduleShoot(request, options: options)
+        }
+    }
+
+    /// Producers: the shoots starting in [from, to) and their conflicts.
+    public func calendar(from: Timestamp, to: Timestamp, deadline: Duration? = nil) async throws(GatewayError) -> Production.Calendar {
+        let request = Production.GetCalendarRequest(from: from, to: to)
+        return try await runner.run(Methods.calendar, deadline: deadline) { [studio] options in
+            try await studio.getCalendar(request, options: options)
+        }
+    }
+
+    /// Producers: an episode's pre-shoot checklist.
+    public func checklist(episodeID: String, deadline: Duration? = nil) async throws(GatewayError) -> Production.Checklist {
+        let request = Production.GetChecklistRequest(episodeID: episodeID)
+        return try await runner.run(Methods.checklist, deadline: deadline) { [studio] options in
+            try await studio.getChecklist(request, options: options)
+        }
+    }
+
+    /// Producers: marks the restaurant confirmed or the equipment packed.
+    @discardableResult
+    public func updateChecklist(episodeID: String, restaurantConfirmed: Bool? = nil, equipmentPacked: Bool? = nil, deadline: Duration? = nil) async throws(GatewayError) -> Production.Checklist {
+        let request = Production.UpdateChecklistRequest(episodeID: episodeID, updateMask: (restaurantConfirmed == nil ? [] : ["restaurant_confirmed"]) + (equipmentPacked == nil ? [] : ["equipment_packed"]), restaurantConfirmed: restaurantConfirmed ?? false, equipmentPacked: equipmentPacked ?? false)
+        return try await runner.run(Methods.updateChecklist, deadline: deadline) { [studio] options in
+            try await studio.updateChecklist(request, options: options)
+        }
+    }
+
+    /// Producers: a wardrobe item (cost zero for a sponsor's loan).
+    @discardableResult
+    public func addWardrobeItem(_ request: Production.AddWardrobeItemRequest, deadline: Duration? = nil) async throws(GatewayError) -> Production.WardrobeItem {
+        return try await runner.run(Methods.addWardrobeItem, deadline: deadline) { [studio] options in
+            try await studio.addWardrobeItem(request, options: options)
+        }
+    }
+
+    /// Producers: the app's wardrobe.
+    public func wardrobe(deadline: Duration? = nil) async throws(GatewayError) -> [Production.WardrobeItem] {
+        let request = Production.ListWardrobeRequest()
+        return try await runner.run(Methods.wardrobe, deadline: deadline) { [studio] options in
+            try await studio.listWardrobe(request, options: options).items
+        }
+    }
+
+    /// Producers: a wardrobe item worn by someone cast in an episode.
+    @discardableResult
+    public func logOutfit(episodeID: String, itemID: String, wornBy: String, notes: String = "", deadline: Duration? = nil) async throws(GatewayError) -> Production.Outfit {
+        let request = Production.LogOutfitRequest(episodeID: episodeID, itemID: itemID, wornBy: wornBy, notes: notes)
+        return try await runner.run(Methods.logOutfit, deadline: deadline) { [studio] options in
+            try await studio.logOutfit(request, options: options)
+        }
+    }
+
+    /// Producers: an episode's outfits and what they cost, per currency.
+    public func outfits(episodeID: String, deadline: Duration? = nil) async throws(GatewayError) -> Production.ListOutfitsResponse {
+        let request = Production.ListOutfitsRequest(episodeID: episodeID)
+        return try await runner.run(Methods.outfits, deadline: deadline) { [studio] options in
+            try await studio.listOutfits(request, options: options)
         }
     }
 }
