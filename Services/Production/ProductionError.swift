@@ -31,6 +31,12 @@ enum ProductionError: Error, Sendable, Equatable, RPCErrorConvertible {
     case restaurantNotFound
     case scheduleConflict(kind: String, episodes: [String])
     case wardrobeItemNotFound
+    case matchNotFound
+    case dateNotFound
+    case dateState(status: String)
+    case alreadyReviewed
+    case scriptFinal
+    case scriptNotFound
 
     var rpcError: RPCError {
         switch self {
@@ -100,6 +106,18 @@ enum ProductionError: Error, Sendable, Equatable, RPCErrorConvertible {
                      details: ["kind": kind, "episode_ids": episodes.joined(separator: ",")])
         case .wardrobeItemNotFound:
             RPCError(Production.ErrorReason.wardrobeItemNotFound, message: "no such wardrobe item")
+        case .matchNotFound:
+            RPCError(Production.ErrorReason.matchNotFound, message: "no such match, or it has ended")
+        case .dateNotFound:
+            RPCError(Production.ErrorReason.dateNotFound, message: "no such date")
+        case .dateState(let status):
+            RPCError(Production.ErrorReason.dateState, message: "the date is \(status)", details: ["status": status])
+        case .alreadyReviewed:
+            RPCError(Production.ErrorReason.alreadyReviewed, message: "you have reviewed this date")
+        case .scriptFinal:
+            RPCError(Production.ErrorReason.scriptFinal, message: "the script is final; edit it by hand")
+        case .scriptNotFound:
+            RPCError(Production.ErrorReason.scriptNotFound, message: "no script for this episode and platform yet")
         }
     }
 }

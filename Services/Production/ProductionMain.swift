@@ -36,6 +36,19 @@ struct ProductionMain {
             let server = ProductionServer(pool: pool, settings: settings, identity: identity, outbox: outbox,
                                           notifier: notifier, accepted: accepted, revocations: context.revocations)
             context.followRevocations(identity: identity, credential: credential)
+            // Matches for dates come from discovery's events (RV_DISCOVERY_ADDRESS).
+            if let address = context.environment[MatchProjection.addressVariable] {
+                let (host, port) = try EnvironmentReader.hostAndPort(address, variable: MatchProjection.addressVariable)
+                let discovery = RPCClient(host: host, port: port)
+                context.onShutdown("discovery client") { discovery.close() }
+                let matches = MatchProjection()
+                let consumer = try EventConsumer(source: MatchProjection.source, schema: "production", pool: pool, client: discovery,
+                                                 types: MatchProjection.eventTypes, credential: credential,
+                                                 logger: context.logger) { event, connection in
+                    try await matches.apply(event, on: connection)
+                }
+                context.addBackgroundJob("discovery events") { await consumer.run() }
+            }
             for interceptor in server.interceptors { context.addInterceptor(interceptor) }
             return server.services
         }

@@ -26,6 +26,8 @@ struct ProductionServer: Sendable {
             ConsentService(pool: pool, settings: settings),
             LedgerService(pool: pool, settings: settings),
             StudioService(pool: pool, settings: settings),
+            DatesService(pool: pool, settings: settings),
+            ContentService(pool: pool, settings: settings),
             PointsService(pool: pool, settings: settings),
             events,
         ]

@@ -10,17 +10,23 @@ package final class ProductionStack: Sendable {
 
     package let identity: EndToEndServiceProcess
     package let production: EndToEndServiceProcess
+    /// When started with discovery: production follows its matches (for dates).
+    package let discovery: EndToEndServiceProcess?
     /// Routes `/rendezvous.identity.` and `/rendezvous.production.`, as compose's edge does.
     package let edge: NginxEdge?
 
-    private init(identity: EndToEndServiceProcess, production: EndToEndServiceProcess, edge: NginxEdge?) {
+    private init(identity: EndToEndServiceProcess, production: EndToEndServiceProcess, discovery: EndToEndServiceProcess?,
+                 edge: NginxEdge?) {
         self.identity = identity
         self.production = production
+        self.discovery = discovery
         self.edge = edge
     }
 
-    /// Starts both (and the edge when `withEdge`); `showApps` are the apps that run a show.
-    package static func start(withEdge: Bool = false, showApps: String = "firstdate,elite") async throws -> ProductionStack {
+    /// Starts both (discovery too when `withDiscovery`, the edge when `withEdge`); `showApps` are
+    /// the apps that run a show.
+    package static func start(withEdge: Bool = false, withDiscovery: Bool = false,
+                              showApps: String = "firstdate,elite") async throws -> ProductionStack {
         try await TestDatabase.makePool(TestDatabase.configuration(role: "production", poolSize: 1)).close()
         // Each follows the other (production: identity's keys and revocations; identity:
         // production's submitted applications), so production's port is chosen first.
@@ -28,41 +34,59 @@ package final class ProductionStack: Sendable {
         let identity = try await EndToEndServiceProcess.start("identity", environment: [
             "RV_IDENTITY_PORT": "0", "RV_IDENTITY_ADMIN_PORT": "0",
             "RV_PG_URL_IDENTITY": DiscoveryStack.postgresURL(role: "identity"),
-            "RV_LOG_LEVEL": "warning", "RV_SERVICE_CREDENTIALS": "production=\(productionSecret)",
+            "RV_LOG_LEVEL": "warning",
+            "RV_SERVICE_CREDENTIALS": "production=\(productionSecret),discovery=\(DiscoveryStack.discoverySecret)",
             "RV_SERVICE_NAME": "identity", "RV_SERVICE_SECRET": identitySecret,
             "RV_PRODUCTION_ADDRESS": "127.0.0.1:\(productionPort)",
         ])
+        var discovery: EndToEndServiceProcess?
         do {
-            let production = try await EndToEndServiceProcess.start("production", environment: [
+            if withDiscovery {
+                discovery = try await EndToEndServiceProcess.start("discovery", environment: [
+                    "RV_DISCOVERY_PORT": "0", "RV_DISCOVERY_ADMIN_PORT": "0",
+                    "RV_PG_URL_DISCOVERY": DiscoveryStack.postgresURL(role: "discovery"),
+                    "RV_IDENTITY_ADDRESS": "127.0.0.1:\(identity.port)", "RV_LOG_LEVEL": "warning",
+                    "RV_SERVICE_NAME": "discovery", "RV_SERVICE_SECRET": DiscoveryStack.discoverySecret,
+                    "RV_SERVICE_CREDENTIALS": "production=\(productionSecret)",
+                ])
+            }
+            var environment = [
                 "RV_PRODUCTION_PORT": String(productionPort), "RV_PRODUCTION_ADMIN_PORT": "0",
                 "RV_PG_URL_PRODUCTION": DiscoveryStack.postgresURL(role: "production"),
                 "RV_IDENTITY_ADDRESS": "127.0.0.1:\(identity.port)", "RV_LOG_LEVEL": "warning",
                 "RV_SERVICE_NAME": "production", "RV_SERVICE_SECRET": productionSecret,
                 "RV_SERVICE_CREDENTIALS": "messaging=\(messagingSecret),identity=\(identitySecret)",
                 "RV_PRODUCTION_APPS": showApps,
-            ])
+            ]
+            if let discovery { environment["RV_DISCOVERY_ADDRESS"] = "127.0.0.1:\(discovery.port)" }
+            let production = try await EndToEndServiceProcess.start("production", environment: environment)
             do {
                 let edge = withEdge
                     ? try await NginxEdge.start(routes: ["/rendezvous.identity.": identity.port,
                                                          "/rendezvous.production.": production.port])
                     : nil
-                return ProductionStack(identity: identity, production: production, edge: edge)
+                return ProductionStack(identity: identity, production: production, discovery: discovery, edge: edge)
             } catch {
                 await production.stop()
                 throw error
             }
         } catch {
+            await discovery?.stop()
             await identity.stop()
             throw error
         }
     }
 
     /// Both processes' logs, for a failure's report.
-    package var logs: String { "production log:\n\(production.log)\nidentity log:\n\(identity.log)" }
+    package var logs: String {
+        "production log:\n\(production.log)\nidentity log:\n\(identity.log)"
+            + (discovery.map { "\ndiscovery log:\n\($0.log)" } ?? "")
+    }
 
     package func stop() async {
         edge?.stop()
         await production.stop()
+        await discovery?.stop()
         await identity.stop()
     }
 }

@@ -16,9 +16,11 @@ enum ProductionHarness {
 }
 
 struct ProductionServicesTrait: SuiteTrait, TestScoping {
+    var withDiscovery = false
+
     func provideScope(for test: Test, testCase: Test.Case?,
                       performing function: @Sendable () async throws -> Void) async throws {
-        let stack = try await ProductionStack.start()
+        let stack = try await ProductionStack.start(withDiscovery: withDiscovery)
         do {
             try await ProductionHarness.$stack.withValue(stack) { try await function() }
         } catch {
@@ -33,4 +35,6 @@ struct ProductionServicesTrait: SuiteTrait, TestScoping {
 extension Trait where Self == ProductionServicesTrait {
     /// Runs the suite against `identity` and `production` executables of its own.
     static var productionServices: Self { ProductionServicesTrait() }
+    /// The same with `discovery` too, whose matches production follows (dates).
+    static var productionWithDiscovery: Self { ProductionServicesTrait(withDiscovery: true) }
 }

@@ -25,6 +25,8 @@ struct ProductionPeople: Sendable {
     let consent: ConsentClient
     let ledger: LedgerClient
     let studio: StudioClient
+    let dates: DatesClient
+    let content: ContentClient
     let points: PointsClient
     let admin: PostgresPool
 
@@ -35,6 +37,7 @@ struct ProductionPeople: Sendable {
         return ProductionPeople(identity: IdentityClient(client: identity), casting: CastingClient(client: production),
                                 episodes: EpisodesClient(client: production), consent: ConsentClient(client: production),
                                 ledger: LedgerClient(client: production), studio: StudioClient(client: production),
+                                dates: DatesClient(client: production), content: ContentClient(client: production),
                                 points: PointsClient(client: production),
                                 admin: try await TestDatabase.makeAdminPool())
     }

@@ -14,7 +14,8 @@ enum ProductionMigrations {
     static func all() throws -> [Migration] {
         let outbox = try Outbox(schema: "production")
         return [casting, appendOnlyGuard, consent, ledger, points] + outbox.migrations(from: 6)
-            + [outbox.occurredAtIndexMigration(version: 8), studio]
+            + [outbox.occurredAtIndexMigration(version: 8), studio,
+               Migration(version: 10, name: "event cursors", sql: EventConsumer.ddl(schema: "production")), dates]
     }
 
     static let casting = Migration(version: 1, name: "seasons, episodes and applications", sql: """
@@ -227,6 +228,55 @@ enum ProductionMigrations {
             notes text NOT NULL DEFAULT '',
             created_at timestamptz NOT NULL DEFAULT now(),
             UNIQUE (episode_id, item_id, worn_by)
+        );
+        """)
+
+    /// Discovery's matches (projected from its events), dates and their reviews, content scripts.
+    static let dates = Migration(version: 11, name: "matches, dates, reviews, content scripts", sql: """
+        CREATE TABLE production.matches (
+            id uuid PRIMARY KEY,
+            app text NOT NULL,
+            account_ids uuid[] NOT NULL CHECK (cardinality(account_ids) = 2),
+            matched_at timestamptz NOT NULL,
+            ended_at timestamptz
+        );
+        CREATE INDEX matches_by_account ON production.matches USING gin (account_ids);
+        CREATE TABLE production.dates (
+            id uuid PRIMARY KEY,
+            app text NOT NULL,
+            match_id uuid NOT NULL REFERENCES production.matches (id) ON DELETE CASCADE,
+            account_ids uuid[] NOT NULL,
+            proposed_by uuid NOT NULL,
+            restaurant_id text NOT NULL REFERENCES production.restaurants (id),
+            scheduled_at timestamptz NOT NULL,
+            -- proposed, confirmed, completed, cancelled (DateStatus)
+            status smallint NOT NULL DEFAULT 1 CHECK (status BETWEEN 1 AND 4),
+            created_at timestamptz NOT NULL DEFAULT now()
+        );
+        CREATE INDEX dates_by_match ON production.dates (match_id, created_at DESC);
+        CREATE INDEX dates_by_account ON production.dates USING gin (account_ids);
+        CREATE TABLE production.date_reviews (
+            date_id uuid NOT NULL REFERENCES production.dates (id) ON DELETE CASCADE,
+            reviewer_id uuid NOT NULL,
+            vibe_tags text[] NOT NULL,
+            would_meet_again boolean NOT NULL,
+            note text NOT NULL DEFAULT '',
+            created_at timestamptz NOT NULL DEFAULT now(),
+            PRIMARY KEY (date_id, reviewer_id)
+        );
+        CREATE TABLE production.content_scripts (
+            id uuid PRIMARY KEY,
+            episode_id uuid NOT NULL REFERENCES production.episodes (id),
+            platform smallint NOT NULL CHECK (platform BETWEEN 1 AND 3),
+            hook text NOT NULL DEFAULT '',
+            build text NOT NULL DEFAULT '',
+            payoff text NOT NULL DEFAULT '',
+            cta text NOT NULL DEFAULT '',
+            generated_by text NOT NULL CHECK (generated_by IN ('template', 'manual')),
+            is_final boolean NOT NULL DEFAULT false,
+            source_date_ids uuid[] NOT NULL DEFAULT '{}',
+            updated_at timestamptz NOT NULL DEFAULT now(),
+            UNIQUE (episode_id, platform)
         );
         """)
 

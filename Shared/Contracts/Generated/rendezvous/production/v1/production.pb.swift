@@ -2954,6 +2954,497 @@ public enum Production {
         }
     }
 
+    /// `rendezvous.production.v1.DateReview`.
+    public struct DateReview: ProtoMessage, Hashable {
+        /// `string reviewer_id = 1;`
+        public var reviewerID: String = ""
+        /// 1-10 tags of 1-30 characters, e.g. "electric", "awkward", "funny".
+        ///
+        /// `repeated string vibe_tags = 2;`
+        public var vibeTags: [String] = []
+        /// `bool would_meet_again = 3;`
+        public var wouldMeetAgain: Bool = false
+        /// At most 1,000 characters.
+        ///
+        /// `string note = 4;`
+        public var note: String = ""
+        /// `Timestamp created_at = 5;`
+        public var createdAt: Timestamp?
+
+        public init() {}
+
+        public init(
+            reviewerID: String = "",
+            vibeTags: [String] = [],
+            wouldMeetAgain: Bool = false,
+            note: String = "",
+            createdAt: Timestamp? = nil
+        ) {
+            self.reviewerID = reviewerID
+            self.vibeTags = vibeTags
+            self.wouldMeetAgain = wouldMeetAgain
+            self.note = note
+            self.createdAt = createdAt
+        }
+
+        public func encode(to writer: inout ProtoWriter) {
+            if !self.reviewerID.isEmpty { writer.writeString(field: 1, self.reviewerID) }
+            for value in self.vibeTags { writer.writeString(field: 2, value) }
+            if self.wouldMeetAgain { writer.writeBool(field: 3, self.wouldMeetAgain) }
+            if !self.note.isEmpty { writer.writeString(field: 4, self.note) }
+            if let value = self.createdAt { writer.writeMessage(field: 5, value) }
+        }
+
+        public mutating func decodeField(_ field: Int, from reader: inout ProtoReader) throws {
+            switch field {
+            case 1: self.reviewerID = try reader.readString()
+            case 2: try reader.readRepeatedString(into: &self.vibeTags)
+            case 3: self.wouldMeetAgain = try reader.readBool()
+            case 4: self.note = try reader.readString()
+            case 5: self.createdAt = try reader.mergeMessage(self.createdAt)
+            default: try reader.skipField()
+            }
+        }
+    }
+
+    /// `rendezvous.production.v1.Date`.
+    public struct Date: ProtoMessage, Hashable {
+        /// `string id = 1;`
+        public var id: String = ""
+        /// `string match_id = 2;`
+        public var matchID: String = ""
+        /// `string proposed_by = 3;`
+        public var proposedBy: String = ""
+        /// `repeated string account_ids = 4;`
+        public var accountIDs: [String] = []
+        /// `string restaurant_id = 5;`
+        public var restaurantID: String = ""
+        /// `Timestamp scheduled_at = 6;`
+        public var scheduledAt: Timestamp?
+        /// `DateStatus status = 7;`
+        public var status: DateStatus = .unspecified
+        /// `repeated DateReview reviews = 8;`
+        public var reviews: [DateReview] = []
+        /// `Timestamp created_at = 9;`
+        public var createdAt: Timestamp?
+
+        public init() {}
+
+        public init(
+            id: String = "",
+            matchID: String = "",
+            proposedBy: String = "",
+            accountIDs: [String] = [],
+            restaurantID: String = "",
+            scheduledAt: Timestamp? = nil,
+            status: DateStatus = .unspecified,
+            reviews: [DateReview] = [],
+            createdAt: Timestamp? = nil
+        ) {
+            self.id = id
+            self.matchID = matchID
+            self.proposedBy = proposedBy
+            self.accountIDs = accountIDs
+            self.restaurantID = restaurantID
+            self.scheduledAt = scheduledAt
+            self.status = status
+            self.reviews = reviews
+            self.createdAt = createdAt
+        }
+
+        public func encode(to writer: inout ProtoWriter) {
+            if !self.id.isEmpty { writer.writeString(field: 1, self.id) }
+            if !self.matchID.isEmpty { writer.writeString(field: 2, self.matchID) }
+            if !self.proposedBy.isEmpty { writer.writeString(field: 3, self.proposedBy) }
+            for value in self.accountIDs { writer.writeString(field: 4, value) }
+            if !self.restaurantID.isEmpty { writer.writeString(field: 5, self.restaurantID) }
+            if let value = self.scheduledAt { writer.writeMessage(field: 6, value) }
+            if self.status.rawValue != 0 { writer.writeEnum(field: 7, self.status) }
+            for value in self.reviews { writer.writeMessage(field: 8, value) }
+            if let value = self.createdAt { writer.writeMessage(field: 9, value) }
+        }
+
+        public mutating func decodeField(_ field: Int, from reader: inout ProtoReader) throws {
+            switch field {
+            case 1: self.id = try reader.readString()
+            case 2: self.matchID = try reader.readString()
+            case 3: self.proposedBy = try reader.readString()
+            case 4: try reader.readRepeatedString(into: &self.accountIDs)
+            case 5: self.restaurantID = try reader.readString()
+            case 6: self.scheduledAt = try reader.mergeMessage(self.scheduledAt)
+            case 7: self.status = try reader.readEnum(as: DateStatus.self)
+            case 8: try reader.readRepeatedMessage(into: &self.reviews)
+            case 9: self.createdAt = try reader.mergeMessage(self.createdAt)
+            default: try reader.skipField()
+            }
+        }
+    }
+
+    /// `rendezvous.production.v1.ProposeDateRequest`.
+    public struct ProposeDateRequest: ProtoMessage, Hashable {
+        /// `string match_id = 1;`
+        public var matchID: String = ""
+        /// `string restaurant_id = 2;`
+        public var restaurantID: String = ""
+        /// In the future.
+        ///
+        /// `Timestamp scheduled_at = 3;`
+        public var scheduledAt: Timestamp?
+
+        public init() {}
+
+        public init(matchID: String = "", restaurantID: String = "", scheduledAt: Timestamp? = nil) {
+            self.matchID = matchID
+            self.restaurantID = restaurantID
+            self.scheduledAt = scheduledAt
+        }
+
+        public func encode(to writer: inout ProtoWriter) {
+            if !self.matchID.isEmpty { writer.writeString(field: 1, self.matchID) }
+            if !self.restaurantID.isEmpty { writer.writeString(field: 2, self.restaurantID) }
+            if let value = self.scheduledAt { writer.writeMessage(field: 3, value) }
+        }
+
+        public mutating func decodeField(_ field: Int, from reader: inout ProtoReader) throws {
+            switch field {
+            case 1: self.matchID = try reader.readString()
+            case 2: self.restaurantID = try reader.readString()
+            case 3: self.scheduledAt = try reader.mergeMessage(self.scheduledAt)
+            default: try reader.skipField()
+            }
+        }
+    }
+
+    /// `rendezvous.production.v1.DateRequest`.
+    public struct DateRequest: ProtoMessage, Hashable {
+        /// `string date_id = 1;`
+        public var dateID: String = ""
+
+        public init() {}
+
+        public init(dateID: String = "") {
+            self.dateID = dateID
+        }
+
+        public func encode(to writer: inout ProtoWriter) {
+            if !self.dateID.isEmpty { writer.writeString(field: 1, self.dateID) }
+        }
+
+        public mutating func decodeField(_ field: Int, from reader: inout ProtoReader) throws {
+            switch field {
+            case 1: self.dateID = try reader.readString()
+            default: try reader.skipField()
+            }
+        }
+    }
+
+    /// `rendezvous.production.v1.ReviewDateRequest`.
+    public struct ReviewDateRequest: ProtoMessage, Hashable {
+        /// `string date_id = 1;`
+        public var dateID: String = ""
+        /// `repeated string vibe_tags = 2;`
+        public var vibeTags: [String] = []
+        /// `bool would_meet_again = 3;`
+        public var wouldMeetAgain: Bool = false
+        /// `string note = 4;`
+        public var note: String = ""
+
+        public init() {}
+
+        public init(dateID: String = "", vibeTags: [String] = [], wouldMeetAgain: Bool = false, note: String = "") {
+            self.dateID = dateID
+            self.vibeTags = vibeTags
+            self.wouldMeetAgain = wouldMeetAgain
+            self.note = note
+        }
+
+        public func encode(to writer: inout ProtoWriter) {
+            if !self.dateID.isEmpty { writer.writeString(field: 1, self.dateID) }
+            for value in self.vibeTags { writer.writeString(field: 2, value) }
+            if self.wouldMeetAgain { writer.writeBool(field: 3, self.wouldMeetAgain) }
+            if !self.note.isEmpty { writer.writeString(field: 4, self.note) }
+        }
+
+        public mutating func decodeField(_ field: Int, from reader: inout ProtoReader) throws {
+            switch field {
+            case 1: self.dateID = try reader.readString()
+            case 2: try reader.readRepeatedString(into: &self.vibeTags)
+            case 3: self.wouldMeetAgain = try reader.readBool()
+            case 4: self.note = try reader.readString()
+            default: try reader.skipField()
+            }
+        }
+    }
+
+    /// `rendezvous.production.v1.ListDatesRequest`.
+    public struct ListDatesRequest: ProtoMessage, Hashable {
+        /// `string match_id = 1;`
+        public var matchID: String = ""
+        /// `int32 page_size = 2;`
+        public var pageSize: Int32 = 0
+        /// `string page_token = 3;`
+        public var pageToken: String = ""
+
+        public init() {}
+
+        public init(matchID: String = "", pageSize: Int32 = 0, pageToken: String = "") {
+            self.matchID = matchID
+            self.pageSize = pageSize
+            self.pageToken = pageToken
+        }
+
+        public func encode(to writer: inout ProtoWriter) {
+            if !self.matchID.isEmpty { writer.writeString(field: 1, self.matchID) }
+            if self.pageSize != 0 { writer.writeInt32(field: 2, self.pageSize) }
+            if !self.pageToken.isEmpty { writer.writeString(field: 3, self.pageToken) }
+        }
+
+        public mutating func decodeField(_ field: Int, from reader: inout ProtoReader) throws {
+            switch field {
+            case 1: self.matchID = try reader.readString()
+            case 2: self.pageSize = try reader.readInt32()
+            case 3: self.pageToken = try reader.readString()
+            default: try reader.skipField()
+            }
+        }
+    }
+
+    /// `rendezvous.production.v1.ListDatesResponse`.
+    public struct ListDatesResponse: ProtoMessage, Hashable {
+        /// `repeated Date dates = 1;`
+        public var dates: [Date] = []
+        /// `string next_page_token = 2;`
+        public var nextPageToken: String = ""
+
+        public init() {}
+
+        public init(dates: [Date] = [], nextPageToken: String = "") {
+            self.dates = dates
+            self.nextPageToken = nextPageToken
+        }
+
+        public func encode(to writer: inout ProtoWriter) {
+            for value in self.dates { writer.writeMessage(field: 1, value) }
+            if !self.nextPageToken.isEmpty { writer.writeString(field: 2, self.nextPageToken) }
+        }
+
+        public mutating func decodeField(_ field: Int, from reader: inout ProtoReader) throws {
+            switch field {
+            case 1: try reader.readRepeatedMessage(into: &self.dates)
+            case 2: self.nextPageToken = try reader.readString()
+            default: try reader.skipField()
+            }
+        }
+    }
+
+    /// `rendezvous.production.v1.ContentScript`.
+    public struct ContentScript: ProtoMessage, Hashable {
+        /// `string id = 1;`
+        public var id: String = ""
+        /// `string episode_id = 2;`
+        public var episodeID: String = ""
+        /// `ScriptPlatform platform = 3;`
+        public var platform: ScriptPlatform = .unspecified
+        /// `string hook = 4;`
+        public var hook: String = ""
+        /// `string build = 5;`
+        public var build: String = ""
+        /// `string payoff = 6;`
+        public var payoff: String = ""
+        /// `string cta = 7;`
+        public var cta: String = ""
+        /// template or manual.
+        ///
+        /// `string generated_by = 8;`
+        public var generatedBy: String = ""
+        /// `bool is_final = 9;`
+        public var isFinal: Bool = false
+        /// Dates whose reviews filled the template.
+        ///
+        /// `repeated string source_date_ids = 10;`
+        public var sourceDateIDs: [String] = []
+        /// `Timestamp updated_at = 11;`
+        public var updatedAt: Timestamp?
+
+        public init() {}
+
+        public init(
+            id: String = "",
+            episodeID: String = "",
+            platform: ScriptPlatform = .unspecified,
+            hook: String = "",
+            build: String = "",
+            payoff: String = "",
+            cta: String = "",
+            generatedBy: String = "",
+            isFinal: Bool = false,
+            sourceDateIDs: [String] = [],
+            updatedAt: Timestamp? = nil
+        ) {
+            self.id = id
+            self.episodeID = episodeID
+            self.platform = platform
+            self.hook = hook
+            self.build = build
+            self.payoff = payoff
+            self.cta = cta
+            self.generatedBy = generatedBy
+            self.isFinal = isFinal
+            self.sourceDateIDs = sourceDateIDs
+            self.updatedAt = updatedAt
+        }
+
+        public func encode(to writer: inout ProtoWriter) {
+            if !self.id.isEmpty { writer.writeString(field: 1, self.id) }
+            if !self.episodeID.isEmpty { writer.writeString(field: 2, self.episodeID) }
+            if self.platform.rawValue != 0 { writer.writeEnum(field: 3, self.platform) }
+            if !self.hook.isEmpty { writer.writeString(field: 4, self.hook) }
+            if !self.build.isEmpty { writer.writeString(field: 5, self.build) }
+            if !self.payoff.isEmpty { writer.writeString(field: 6, self.payoff) }
+            if !self.cta.isEmpty { writer.writeString(field: 7, self.cta) }
+            if !self.generatedBy.isEmpty { writer.writeString(field: 8, self.generatedBy) }
+            if self.isFinal { writer.writeBool(field: 9, self.isFinal) }
+            for value in self.sourceDateIDs { writer.writeString(field: 10, value) }
+            if let value = self.updatedAt { writer.writeMessage(field: 11, value) }
+        }
+
+        public mutating func decodeField(_ field: Int, from reader: inout ProtoReader) throws {
+            switch field {
+            case 1: self.id = try reader.readString()
+            case 2: self.episodeID = try reader.readString()
+            case 3: self.platform = try reader.readEnum(as: ScriptPlatform.self)
+            case 4: self.hook = try reader.readString()
+            case 5: self.build = try reader.readString()
+            case 6: self.payoff = try reader.readString()
+            case 7: self.cta = try reader.readString()
+            case 8: self.generatedBy = try reader.readString()
+            case 9: self.isFinal = try reader.readBool()
+            case 10: try reader.readRepeatedString(into: &self.sourceDateIDs)
+            case 11: self.updatedAt = try reader.mergeMessage(self.updatedAt)
+            default: try reader.skipField()
+            }
+        }
+    }
+
+    /// `rendezvous.production.v1.GenerateScriptRequest`.
+    public struct GenerateScriptRequest: ProtoMessage, Hashable {
+        /// `string episode_id = 1;`
+        public var episodeID: String = ""
+        /// `ScriptPlatform platform = 2;`
+        public var platform: ScriptPlatform = .unspecified
+
+        public init() {}
+
+        public init(episodeID: String = "", platform: ScriptPlatform = .unspecified) {
+            self.episodeID = episodeID
+            self.platform = platform
+        }
+
+        public func encode(to writer: inout ProtoWriter) {
+            if !self.episodeID.isEmpty { writer.writeString(field: 1, self.episodeID) }
+            if self.platform.rawValue != 0 { writer.writeEnum(field: 2, self.platform) }
+        }
+
+        public mutating func decodeField(_ field: Int, from reader: inout ProtoReader) throws {
+            switch field {
+            case 1: self.episodeID = try reader.readString()
+            case 2: self.platform = try reader.readEnum(as: ScriptPlatform.self)
+            default: try reader.skipField()
+            }
+        }
+    }
+
+    /// `rendezvous.production.v1.UpdateScriptRequest`.
+    public struct UpdateScriptRequest: ProtoMessage, Hashable {
+        /// `string episode_id = 1;`
+        public var episodeID: String = ""
+        /// `ScriptPlatform platform = 2;`
+        public var platform: ScriptPlatform = .unspecified
+        /// Each section at most 2,000 characters.
+        ///
+        /// `ContentScript script = 3;`
+        public var script: ContentScript?
+        /// `repeated string update_mask = 4;`
+        public var updateMask: [String] = []
+
+        public init() {}
+
+        public init(
+            episodeID: String = "",
+            platform: ScriptPlatform = .unspecified,
+            script: ContentScript? = nil,
+            updateMask: [String] = []
+        ) {
+            self.episodeID = episodeID
+            self.platform = platform
+            self.script = script
+            self.updateMask = updateMask
+        }
+
+        public func encode(to writer: inout ProtoWriter) {
+            if !self.episodeID.isEmpty { writer.writeString(field: 1, self.episodeID) }
+            if self.platform.rawValue != 0 { writer.writeEnum(field: 2, self.platform) }
+            if let value = self.script { writer.writeMessage(field: 3, value) }
+            for value in self.updateMask { writer.writeString(field: 4, value) }
+        }
+
+        public mutating func decodeField(_ field: Int, from reader: inout ProtoReader) throws {
+            switch field {
+            case 1: self.episodeID = try reader.readString()
+            case 2: self.platform = try reader.readEnum(as: ScriptPlatform.self)
+            case 3: self.script = try reader.mergeMessage(self.script)
+            case 4: try reader.readRepeatedString(into: &self.updateMask)
+            default: try reader.skipField()
+            }
+        }
+    }
+
+    /// `rendezvous.production.v1.ListScriptsRequest`.
+    public struct ListScriptsRequest: ProtoMessage, Hashable {
+        /// `string episode_id = 1;`
+        public var episodeID: String = ""
+
+        public init() {}
+
+        public init(episodeID: String = "") {
+            self.episodeID = episodeID
+        }
+
+        public func encode(to writer: inout ProtoWriter) {
+            if !self.episodeID.isEmpty { writer.writeString(field: 1, self.episodeID) }
+        }
+
+        public mutating func decodeField(_ field: Int, from reader: inout ProtoReader) throws {
+            switch field {
+            case 1: self.episodeID = try reader.readString()
+            default: try reader.skipField()
+            }
+        }
+    }
+
+    /// `rendezvous.production.v1.ListScriptsResponse`.
+    public struct ListScriptsResponse: ProtoMessage, Hashable {
+        /// `repeated ContentScript scripts = 1;`
+        public var scripts: [ContentScript] = []
+
+        public init() {}
+
+        public init(scripts: [ContentScript] = []) {
+            self.scripts = scripts
+        }
+
+        public func encode(to writer: inout ProtoWriter) {
+            for value in self.scripts { writer.writeMessage(field: 1, value) }
+        }
+
+        public mutating func decodeField(_ field: Int, from reader: inout ProtoReader) throws {
+            switch field {
+            case 1: try reader.readRepeatedMessage(into: &self.scripts)
+            default: try reader.skipField()
+            }
+        }
+    }
+
     /// Event ApplicationSubmitted: a member submitted their application (identity makes a viewer an
     /// applicant).
     ///
@@ -3193,6 +3684,31 @@ public enum Production {
         public static let expense = EntryType(rawValue: 2)
     }
 
+    /// `rendezvous.production.v1.DateStatus`; unknown numbers are kept.
+    public struct DateStatus: ProtoEnum {
+        public var rawValue: Int32
+
+        public init(rawValue: Int32) { self.rawValue = rawValue }
+
+        public static let unspecified = DateStatus(rawValue: 0)
+        public static let proposed = DateStatus(rawValue: 1)
+        public static let confirmed = DateStatus(rawValue: 2)
+        public static let completed = DateStatus(rawValue: 3)
+        public static let cancelled = DateStatus(rawValue: 4)
+    }
+
+    /// `rendezvous.production.v1.ScriptPlatform`; unknown numbers are kept.
+    public struct ScriptPlatform: ProtoEnum {
+        public var rawValue: Int32
+
+        public init(rawValue: Int32) { self.rawValue = rawValue }
+
+        public static let unspecified = ScriptPlatform(rawValue: 0)
+        public static let tiktok = ScriptPlatform(rawValue: 1)
+        public static let instagram = ScriptPlatform(rawValue: 2)
+        public static let youtube = ScriptPlatform(rawValue: 3)
+    }
+
     /// `rendezvous.production.v1.ErrorReason`; unknown numbers are kept.
     public struct ErrorReason: ErrorReasonCode {
         public var rawValue: Int32
@@ -3238,6 +3754,13 @@ public enum Production {
         /// ErrorInfo.metadata: episode_ids (comma-separated), kind.
         public static let scheduleConflict = ErrorReason(rawValue: 26)
         public static let wardrobeItemNotFound = ErrorReason(rawValue: 27)
+        public static let matchNotFound = ErrorReason(rawValue: 28)
+        public static let dateNotFound = ErrorReason(rawValue: 29)
+        /// The date is not in a status that allows this (ErrorInfo.metadata: status).
+        public static let dateState = ErrorReason(rawValue: 30)
+        public static let alreadyReviewed = ErrorReason(rawValue: 31)
+        public static let scriptFinal = ErrorReason(rawValue: 32)
+        public static let scriptNotFound = ErrorReason(rawValue: 33)
 
         /// The reason as ErrorInfo.reason spells it; nil for a number this contract does not know.
         public var name: String? {
@@ -3269,6 +3792,12 @@ public enum Production {
             case 25: "RESTAURANT_NOT_FOUND"
             case 26: "SCHEDULE_CONFLICT"
             case 27: "WARDROBE_ITEM_NOT_FOUND"
+            case 28: "MATCH_NOT_FOUND"
+            case 29: "DATE_NOT_FOUND"
+            case 30: "DATE_STATE"
+            case 31: "ALREADY_REVIEWED"
+            case 32: "SCRIPT_FINAL"
+            case 33: "SCRIPT_NOT_FOUND"
             default: nil
             }
         }
@@ -3303,6 +3832,12 @@ public enum Production {
             case 25: .notFound
             case 26: .failedPrecondition
             case 27: .notFound
+            case 28: .notFound
+            case 29: .notFound
+            case 30: .failedPrecondition
+            case 31: .failedPrecondition
+            case 32: .failedPrecondition
+            case 33: .notFound
             default: .unknown
             }
         }
@@ -3337,6 +3872,12 @@ public enum Production {
             case "RESTAURANT_NOT_FOUND": self = .restaurantNotFound
             case "SCHEDULE_CONFLICT": self = .scheduleConflict
             case "WARDROBE_ITEM_NOT_FOUND": self = .wardrobeItemNotFound
+            case "MATCH_NOT_FOUND": self = .matchNotFound
+            case "DATE_NOT_FOUND": self = .dateNotFound
+            case "DATE_STATE": self = .dateState
+            case "ALREADY_REVIEWED": self = .alreadyReviewed
+            case "SCRIPT_FINAL": self = .scriptFinal
+            case "SCRIPT_NOT_FOUND": self = .scriptNotFound
             default: return nil
             }
         }
@@ -4005,5 +4546,186 @@ package struct StudioClient: Sendable {
     /// `/rendezvous.production.v1.Studio/ListOutfits`, unary.
     package func listOutfits(_ request: Production.ListOutfitsRequest, options: CallOptions = CallOptions()) async throws -> Production.ListOutfitsResponse {
         try await client.unary(path: "/rendezvous.production.v1.Studio/ListOutfits", request: request, options: options).message
+    }
+}
+
+/// The server side of `rendezvous.production.v1.Dates`: a service implements every requirement, and
+/// the generated `register(in:)` routes each RPC to it.
+package protocol DatesProvider: RPCService {
+    /// One of the match's two people proposes a date at a restaurant; the other confirms it.
+    ///
+    /// `/rendezvous.production.v1.Dates/ProposeDate`, unary.
+    func proposeDate(_ request: Production.ProposeDateRequest, context: ServerCallContext) async throws -> Production.Date
+
+    /// The other person of the match (not the proposer) confirms.
+    ///
+    /// `/rendezvous.production.v1.Dates/ConfirmDate`, unary.
+    func confirmDate(_ request: Production.DateRequest, context: ServerCallContext) async throws -> Production.Date
+
+    /// Either person, once the date is confirmed.
+    ///
+    /// `/rendezvous.production.v1.Dates/CompleteDate`, unary.
+    func completeDate(_ request: Production.DateRequest, context: ServerCallContext) async throws -> Production.Date
+
+    /// Either person, before it is completed.
+    ///
+    /// `/rendezvous.production.v1.Dates/CancelDate`, unary.
+    func cancelDate(_ request: Production.DateRequest, context: ServerCallContext) async throws -> Production.Date
+
+    /// Each person reviews a completed date once (FAILED_PRECONDITION ALREADY_REVIEWED after).
+    ///
+    /// `/rendezvous.production.v1.Dates/ReviewDate`, unary.
+    func reviewDate(_ request: Production.ReviewDateRequest, context: ServerCallContext) async throws -> Production.Date
+
+    /// The caller's dates (of one match when match_id is set), newest first; producers may name
+    /// any match of the app.
+    ///
+    /// `/rendezvous.production.v1.Dates/ListDates`, unary.
+    func listDates(_ request: Production.ListDatesRequest, context: ServerCallContext) async throws -> Production.ListDatesResponse
+}
+
+extension DatesProvider {
+    package var serviceName: String { "rendezvous.production.v1.Dates" }
+
+    /// Routes every RPC of `rendezvous.production.v1.Dates` to this provider.
+    package func register(in router: inout RPCRouter) {
+        router.unary(serviceName, "ProposeDate") { (request: Production.ProposeDateRequest, context) in
+            try await self.proposeDate(request, context: context)
+        }
+        router.unary(serviceName, "ConfirmDate") { (request: Production.DateRequest, context) in
+            try await self.confirmDate(request, context: context)
+        }
+        router.unary(serviceName, "CompleteDate") { (request: Production.DateRequest, context) in
+            try await self.completeDate(request, context: context)
+        }
+        router.unary(serviceName, "CancelDate") { (request: Production.DateRequest, context) in
+            try await self.cancelDate(request, context: context)
+        }
+        router.unary(serviceName, "ReviewDate") { (request: Production.ReviewDateRequest, context) in
+            try await self.reviewDate(request, context: context)
+        }
+        router.unary(serviceName, "ListDates") { (request: Production.ListDatesRequest, context) in
+            try await self.listDates(request, context: context)
+        }
+    }
+}
+
+/// Typed client of `rendezvous.production.v1.Dates`: one method per RPC.
+package struct DatesClient: Sendable {
+    package static let serviceName = "rendezvous.production.v1.Dates"
+
+    package let client: RPCClient
+
+    package init(client: RPCClient) { self.client = client }
+
+    /// One of the match's two people proposes a date at a restaurant; the other confirms it.
+    ///
+    /// `/rendezvous.production.v1.Dates/ProposeDate`, unary.
+    package func proposeDate(_ request: Production.ProposeDateRequest, options: CallOptions = CallOptions()) async throws -> Production.Date {
+        try await client.unary(path: "/rendezvous.production.v1.Dates/ProposeDate", request: request, options: options).message
+    }
+
+    /// The other person of the match (not the proposer) confirms.
+    ///
+    /// `/rendezvous.production.v1.Dates/ConfirmDate`, unary.
+    package func confirmDate(_ request: Production.DateRequest, options: CallOptions = CallOptions()) async throws -> Production.Date {
+        try await client.unary(path: "/rendezvous.production.v1.Dates/ConfirmDate", request: request, options: options).message
+    }
+
+    /// Either person, once the date is confirmed.
+    ///
+    /// `/rendezvous.production.v1.Dates/CompleteDate`, unary.
+    package func completeDate(_ request: Production.DateRequest, options: CallOptions = CallOptions()) async throws -> Production.Date {
+        try await client.unary(path: "/rendezvous.production.v1.Dates/CompleteDate", request: request, options: options).message
+    }
+
+    /// Either person, before it is completed.
+    ///
+    /// `/rendezvous.production.v1.Dates/CancelDate`, unary.
+    package func cancelDate(_ request: Production.DateRequest, options: CallOptions = CallOptions()) async throws -> Production.Date {
+        try await client.unary(path: "/rendezvous.production.v1.Dates/CancelDate", request: request, options: options).message
+    }
+
+    /// Each person reviews a completed date once (FAILED_PRECONDITION ALREADY_REVIEWED after).
+    ///
+    /// `/rendezvous.production.v1.Dates/ReviewDate`, unary.
+    package func reviewDate(_ request: Production.ReviewDateRequest, options: CallOptions = CallOptions()) async throws -> Production.Date {
+        try await client.unary(path: "/rendezvous.production.v1.Dates/ReviewDate", request: request, options: options).message
+    }
+
+    /// The caller's dates (of one match when match_id is set), newest first; producers may name
+    /// any match of the app.
+    ///
+    /// `/rendezvous.production.v1.Dates/ListDates`, unary.
+    package func listDates(_ request: Production.ListDatesRequest, options: CallOptions = CallOptions()) async throws -> Production.ListDatesResponse {
+        try await client.unary(path: "/rendezvous.production.v1.Dates/ListDates", request: request, options: options).message
+    }
+}
+
+/// The server side of `rendezvous.production.v1.Content`: a service implements every requirement, and
+/// the generated `register(in:)` routes each RPC to it.
+package protocol ContentProvider: RPCService {
+    /// Drafts the episode's script for a platform from a template filled with the date reviews of
+    /// the people cast in it (their vibe tags make the hook, would-meet-again the payoff), or from
+    /// the episode alone when there are none; replaces a draft, never a final script
+    /// (FAILED_PRECONDITION SCRIPT_FINAL).
+    ///
+    /// `/rendezvous.production.v1.Content/GenerateScript`, unary.
+    func generateScript(_ request: Production.GenerateScriptRequest, context: ServerCallContext) async throws -> Production.ContentScript
+
+    /// Edits the sections named in update_mask (hook, build, payoff, cta, is_final).
+    ///
+    /// `/rendezvous.production.v1.Content/UpdateScript`, unary.
+    func updateScript(_ request: Production.UpdateScriptRequest, context: ServerCallContext) async throws -> Production.ContentScript
+
+    /// `/rendezvous.production.v1.Content/ListScripts`, unary.
+    func listScripts(_ request: Production.ListScriptsRequest, context: ServerCallContext) async throws -> Production.ListScriptsResponse
+}
+
+extension ContentProvider {
+    package var serviceName: String { "rendezvous.production.v1.Content" }
+
+    /// Routes every RPC of `rendezvous.production.v1.Content` to this provider.
+    package func register(in router: inout RPCRouter) {
+        router.unary(serviceName, "GenerateScript") { (request: Production.GenerateScriptRequest, context) in
+            try await self.generateScript(request, context: context)
+        }
+        router.unary(serviceName, "UpdateScript") { (request: Production.UpdateScriptRequest, context) in
+            try await self.updateScript(request, context: context)
+        }
+        router.unary(serviceName, "ListScripts") { (request: Production.ListScriptsRequest, context) in
+            try await self.listScripts(request, context: context)
+        }
+    }
+}
+
+/// Typed client of `rendezvous.production.v1.Content`: one method per RPC.
+package struct ContentClient: Sendable {
+    package static let serviceName = "rendezvous.production.v1.Content"
+
+    package let client: RPCClient
+
+    package init(client: RPCClient) { self.client = client }
+
+    /// Drafts the episode's script for a platform from a template filled with the date reviews of
+    /// the people cast in it (their vibe tags make the hook, would-meet-again the payoff), or from
+    /// the episode alone when there are none; replaces a draft, never a final script
+    /// (FAILED_PRECONDITION SCRIPT_FINAL).
+    ///
+    /// `/rendezvous.production.v1.Content/GenerateScript`, unary.
+    package func generateScript(_ request: Production.GenerateScriptRequest, options: CallOptions = CallOptions()) async throws -> Production.ContentScript {
+        try await client.unary(path: "/rendezvous.production.v1.Content/GenerateScript", request: request, options: options).message
+    }
+
+    /// Edits the sections named in update_mask (hook, build, payoff, cta, is_final).
+    ///
+    /// `/rendezvous.production.v1.Content/UpdateScript`, unary.
+    package func updateScript(_ request: Production.UpdateScriptRequest, options: CallOptions = CallOptions()) async throws -> Production.ContentScript {
+        try await client.unary(path: "/rendezvous.production.v1.Content/UpdateScript", request: request, options: options).message
+    }
+
+    /// `/rendezvous.production.v1.Content/ListScripts`, unary.
+    package func listScripts(_ request: Production.ListScriptsRequest, options: CallOptions = CallOptions()) async throws -> Production.ListScriptsResponse {
+        try await client.unary(path: "/rendezvous.production.v1.Content/ListScripts", request: request, options: options).message
     }
 }
