@@ -74,6 +74,22 @@ public struct ProductionAPI: Sendable {
         /// The same item on the same person in the same episode is one outfit.
         static let logOutfit = GatewayMethod("Studio/LogOutfit", .idempotentWrite, .session)
         static let outfits = GatewayMethod("Studio/ListOutfits", .read, .session)
+        /// Each call proposes another date: sent once.
+        static let proposeDate = GatewayMethod("Dates/ProposeDate", .write, .session)
+        /// A repeat returns the confirmed date.
+        static let confirmDate = GatewayMethod("Dates/ConfirmDate", .idempotentWrite, .session)
+        /// A repeat returns the completed date.
+        static let completeDate = GatewayMethod("Dates/CompleteDate", .idempotentWrite, .session)
+        /// A repeat returns the cancelled date.
+        static let cancelDate = GatewayMethod("Dates/CancelDate", .idempotentWrite, .session)
+        /// A repeat is FAILED_PRECONDITION `ALREADY_REVIEWED`: sent once.
+        static let reviewDate = GatewayMethod("Dates/ReviewDate", .write, .session)
+        static let dates = GatewayMethod("Dates/ListDates", .read, .session)
+        /// Drafting again replaces the draft with the same template.
+        static let generateScript = GatewayMethod("Content/GenerateScript", .idempotentWrite, .session)
+        /// Sets the values given.
+        static let updateScript = GatewayMethod("Content/UpdateScript", .idempotentWrite, .session)
+        static let scripts = GatewayMethod("Content/ListScripts", .read, .session)
     }
 
     private var casting: CastingClient { CastingClient(client: runner.rpc) }
@@ -81,6 +97,8 @@ public struct ProductionAPI: Sendable {
     private var consent: ConsentClient { ConsentClient(client: runner.rpc) }
     private var ledger: LedgerClient { LedgerClient(client: runner.rpc) }
     private var studio: StudioClient { StudioClient(client: runner.rpc) }
+    private var dates: DatesClient { DatesClient(client: runner.rpc) }
+    private var content: ContentClient { ContentClient(client: runner.rpc) }
 
     /// Saves one step of the caller's application wizard (the draft is created by the first).
     @discardableResult
@@ -381,6 +399,85 @@ public struct ProductionAPI: Sendable {
         let request = Production.ListOutfitsRequest(episodeID: episodeID)
         return try await runner.run(Methods.outfits, deadline: deadline) { [studio] options in
             try await studio.listOutfits(request, options: options)
+        }
+    }
+
+    /// One of a match's two people proposes a date at a restaurant.
+    @discardableResult
+    public func proposeDate(matchID: String, restaurantID: String, at scheduledAt: Timestamp, deadline: Duration? = nil) async throws(GatewayError) -> Production.Date {
+        let request = Production.ProposeDateRequest(matchID: matchID, restaurantID: restaurantID, scheduledAt: scheduledAt)
+        return try await runner.run(Methods.proposeDate, deadline: deadline) { [dates] options in
+            try await dates.proposeDate(request, options: options)
+        }
+    }
+
+    /// The other person confirms the date.
+    @discardableResult
+    public func confirmDate(_ dateID: String, deadline: Duration? = nil) async throws(GatewayError) -> Production.Date {
+        let request = Production.DateRequest(dateID: dateID)
+        return try await runner.run(Methods.confirmDate, deadline: deadline) { [dates] options in
+            try await dates.confirmDate(request, options: options)
+        }
+    }
+
+    /// Either person marks a confirmed date as had.
+    @discardableResult
+    public func completeDate(_ dateID: String, deadline: Duration? = nil) async throws(GatewayError) -> Production.Date {
+        let request = Production.DateRequest(dateID: dateID)
+        return try await runner.run(Methods.completeDate, deadline: deadline) { [dates] options in
+            try await dates.completeDate(request, options: options)
+        }
+    }
+
+    /// Either person calls a date off before it happens.
+    @discardableResult
+    public func cancelDate(_ dateID: String, deadline: Duration? = nil) async throws(GatewayError) -> Production.Date {
+        let request = Production.DateRequest(dateID: dateID)
+        return try await runner.run(Methods.cancelDate, deadline: deadline) { [dates] options in
+            try await dates.cancelDate(request, options: options)
+        }
+    }
+
+    /// Reviews a completed date, once.
+    @discardableResult
+    public func reviewDate(_ dateID: String, vibeTags: [String], wouldMeetAgain: Bool, note: String = "", deadline: Duration? = nil) async throws(GatewayError) -> Production.Date {
+        let request = Production.ReviewDateRequest(dateID: dateID, vibeTags: vibeTags, wouldMeetAgain: wouldMeetAgain, note: note)
+        return try await runner.run(Methods.reviewDate, deadline: deadline) { [dates] options in
+            try await dates.reviewDate(request, options: options)
+        }
+    }
+
+    /// The caller's dates, newest first (producers: any match's).
+    public func dates(matchID: String = "", pageSize: Int32 = 0, pageToken: String = "", deadline: Duration? = nil) async throws(GatewayError) -> Production.ListDatesResponse {
+        let request = Production.ListDatesRequest(matchID: matchID, pageSize: pageSize, pageToken: pageToken)
+        return try await runner.run(Methods.dates, deadline: deadline) { [dates] options in
+            try await dates.listDates(request, options: options)
+        }
+    }
+
+    /// Producers: drafts an episode's script for a platform from the cast's date reviews.
+    @discardableResult
+    public func generateScript(episodeID: String, platform: Production.ScriptPlatform, deadline: Duration? = nil) async throws(GatewayError) -> Production.ContentScript {
+        let request = Production.GenerateScriptRequest(episodeID: episodeID, platform: platform)
+        return try await runner.run(Methods.generateScript, deadline: deadline) { [content] options in
+            try await content.generateScript(request, options: options)
+        }
+    }
+
+    /// Producers: edits the sections of a script named in `mask`.
+    @discardableResult
+    public func updateScript(episodeID: String, platform: Production.ScriptPlatform, _ script: Production.ContentScript, mask: [String], deadline: Duration? = nil) async throws(GatewayError) -> Production.ContentScript {
+        let request = Production.UpdateScriptRequest(episodeID: episodeID, platform: platform, script: script, updateMask: mask)
+        return try await runner.run(Methods.updateScript, deadline: deadline) { [content] options in
+            try await content.updateScript(request, options: options)
+        }
+    }
+
+    /// Producers: an episode's scripts, one per platform.
+    public func scripts(episodeID: String, deadline: Duration? = nil) async throws(GatewayError) -> [Production.ContentScript] {
+        let request = Production.ListScriptsRequest(episodeID: episodeID)
+        return try await runner.run(Methods.scripts, deadline: deadline) { [content] options in
+            try await content.listScripts(request, options: options).scripts
         }
     }
 }
