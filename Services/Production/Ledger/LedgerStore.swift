@@ -42,42 +42,47 @@ enum LedgerStore {
         var id: UUID { switch self { case .season(let id), .episode(let id): id } }
     }
 
+    /// The P&L in one pass over the scope's entries: totals per currency, per category and per
+    /// episode are grouping sets of the same scan (GROUPING tells them apart: 7 totals,
+    /// 1 categories, 6 episodes).
     static func profitAndLoss(_ scope: Scope, on connection: Connection) async throws -> Production.ProfitAndLoss {
+        let rows = try await connection.query("""
+            WITH grouped AS (
+                SELECT GROUPING(entry_type, category, episode_id)::int4 AS kind, entry_type, category, episode_id, currency,
+                       coalesce(sum(amount_minor) FILTER (WHERE entry_type = 1), 0)::int8 AS income,
+                       coalesce(sum(amount_minor) FILTER (WHERE entry_type = 2), 0)::int8 AS expense,
+                       count(*)::int8 AS entries
+                FROM production.ledger_entries WHERE \(scope.condition)
+                GROUP BY GROUPING SETS ((currency), (entry_type, category, currency), (episode_id, currency))
+            )
+            SELECT g.kind, g.entry_type, g.category, g.episode_id, e.number, e.title, g.currency, g.income, g.expense, g.entries
+            FROM grouped g LEFT JOIN production.episodes e ON e.id = g.episode_id
+            WHERE g.kind <> 6 OR g.episode_id IS NOT NULL
+            ORDER BY g.kind DESC, g.entry_type, g.category, e.number, g.currency
+            """, [.uuid(scope.id)])
         var report = Production.ProfitAndLoss()
-        let totals = try await connection.query("""
-            SELECT currency, coalesce(sum(amount_minor) FILTER (WHERE entry_type = 1), 0)::int8,
-                   coalesce(sum(amount_minor) FILTER (WHERE entry_type = 2), 0)::int8, count(*)
-            FROM production.ledger_entries WHERE \(scope.condition) GROUP BY currency ORDER BY currency
-            """, [.uuid(scope.id)])
-        for row in totals {
-            report.totals.append(currencyTotals(currency: try row.decode(0), income: try row.decode(1), expense: try row.decode(2)))
-            report.entryCount += try row.decode(3, as: Int64.self)
-        }
-        report.categories = try await connection.query("""
-            SELECT entry_type, category, currency, sum(amount_minor)::int8, count(*)::int4
-            FROM production.ledger_entries WHERE \(scope.condition)
-            GROUP BY entry_type, category, currency ORDER BY entry_type, category, currency
-            """, [.uuid(scope.id)]).map { row in
-            Production.CategoryTotal(type: Production.EntryType(rawValue: Int32(try row.decode(0, as: Int16.self))),
-                                     category: try row.decode(1), currency: try row.decode(2), amountMinor: try row.decode(3),
-                                     entries: try row.decode(4))
-        }
-        guard case .season = scope else { return report }
-        let lines = try await connection.query("""
-            SELECT e.id, e.number, e.title, l.currency,
-                   coalesce(sum(l.amount_minor) FILTER (WHERE l.entry_type = 1), 0)::int8,
-                   coalesce(sum(l.amount_minor) FILTER (WHERE l.entry_type = 2), 0)::int8
-            FROM production.ledger_entries l JOIN production.episodes e ON e.id = l.episode_id
-            WHERE l.season_id = $1 GROUP BY e.id, e.number, e.title, l.currency ORDER BY e.number, l.currency
-            """, [.uuid(scope.id)])
-        for row in lines {
-            let id = try row.decode(0, as: UUID.self).lowercased
-            let totals = currencyTotals(currency: try row.decode(3), income: try row.decode(4), expense: try row.decode(5))
-            if report.episodes.last?.episodeID == id {
-                report.episodes[report.episodes.count - 1].totals.append(totals)
-            } else {
-                report.episodes.append(Production.EpisodeLine(episodeID: id, number: try row.decode(1), title: try row.decode(2),
-                                                              totals: [totals]))
+        for row in rows {
+            let currency: String = try row.decode(6)
+            let (income, expense): (Int64, Int64) = (try row.decode(7), try row.decode(8))
+            switch try row.decode(0, as: Int32.self) {
+            case 7:
+                report.totals.append(currencyTotals(currency: currency, income: income, expense: expense))
+                report.entryCount += try row.decode(9, as: Int64.self)
+            case 1:
+                let type = Production.EntryType(rawValue: Int32(try row.decode(1, as: Int16.self)))
+                report.categories.append(Production.CategoryTotal(type: type, category: try row.decode(2), currency: currency,
+                                                                  amountMinor: type == .income ? income : expense,
+                                                                  entries: Int32(clamping: try row.decode(9, as: Int64.self))))
+            default:
+                guard case .season = scope else { continue }
+                let id = try row.decode(3, as: UUID.self).lowercased
+                let totals = currencyTotals(currency: currency, income: income, expense: expense)
+                if report.episodes.last?.episodeID == id {
+                    report.episodes[report.episodes.count - 1].totals.append(totals)
+                } else {
+                    report.episodes.append(Production.EpisodeLine(episodeID: id, number: try row.decode(4), title: try row.decode(5),
+                                                                  totals: [totals]))
+                }
             }
         }
         return report
