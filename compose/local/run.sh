@@ -41,6 +41,9 @@ pids+=($!)
 # Discovery follows identity (keys, tiers, events); it retries until identity answers.
 as_service discovery "$BIN/discovery" &
 pids+=($!)
+# Messaging follows identity (keys, tiers, blocks) and discovery (matches); it retries until both answer.
+as_service messaging "$BIN/messaging" &
+pids+=($!)
 
 echo "rendezvous: running ${#pids[@]} process(es); Ctrl-C stops them"
 wait -n || true
