@@ -1,0 +1,122 @@
+import Contracts
+import Foundation
+import RPC
+import TestSupport
+import Testing
+
+/// Each member's realtime stream over the wire, with two messaging instances of one
+/// deployment: fan-out between instances, resuming after a drop, and receipts by tier.
+@Suite(.serialized, .messagingServices) struct RealtimeTests {
+    @Test func aMessageSentThroughOneInstance_reachesAStreamOnTheOther() async throws {
+        let members = try await MessagingMembers.make()
+        defer { members.close() }
+        let (ana, ben) = (try await members.join(), try await members.join())
+        let anaStream = try await RealtimeProbe.open(members.realtime[1], token: ana.token)
+        let benStream = try await RealtimeProbe.open(members.realtime[0], token: ben.token)
+        defer {
+            anaStream.cancel()
+            benStream.cancel()
+        }
+        let id = try await members.match(ana, ben)
+        let opened = try await anaStream.first { if case .match? = $0.event { true } else { false } }
+        guard case .match(let match)? = opened.event else { return }
+        #expect(match.conversation?.conversationID == id && match.conversation?.otherAccountID == ben.id)
+
+        let sent = try #require(try await members.send("hello from instance 0", from: ben, in: id, instance: 0).message)
+        let received = try await anaStream.first { $0.deliveredMessage?.messageID == sent.messageID }
+        #expect(received.deliveredMessage == sent)
+        #expect(received.cursor > opened.cursor)
+        // The sender's other devices hear of it too.
+        try await benStream.first { $0.deliveredMessage?.messageID == sent.messageID }
+    }
+
+    @Test func aDroppedStream_resumesFromItsCursor_onTheOtherInstance_withoutLossOrDuplicates() async throws {
+        let members = try await MessagingMembers.make()
+        defer { members.close() }
+        let (ana, ben) = (try await members.join(), try await members.join())
+        let id = try await members.match(ana, ben)
+        let first = try await RealtimeProbe.open(members.realtime[1], token: ana.token)
+        for n in 1...3 { _ = try await members.send("before \(n)", from: ben, in: id, instance: n % 2) }
+        try await first.first { $0.deliveredMessage?.body == .text("before 3") }
+        first.cancel()
+        let cursor = first.lastCursor
+        let before = first.deliveries.compactMap(\.deliveredMessage).map(\.sequence)
+        #expect(before == [1, 2, 3])
+
+        for n in 1...5 { _ = try await members.send("away \(n)", from: ben, in: id, instance: n % 2) }
+        let resumed = try await RealtimeProbe.open(members.realtime[0], token: ana.token, after: cursor)
+        defer { resumed.cancel() }
+        _ = try await members.send("live", from: ben, in: id, instance: 1)
+        try await resumed.first { $0.deliveredMessage?.body == .text("live") }
+        // Exactly the five missed, in order, then the live one. (Ready falls where this
+        // instance's fan-out stood at the resume: what it had not read yet came live after it.)
+        let bodies = resumed.deliveries.map { event -> String in
+            if case .text(let text)? = event.deliveredMessage?.body { return text }
+            return "other"
+        }
+        #expect(bodies == ["away 1", "away 2", "away 3", "away 4", "away 5", "live"])
+        #expect(resumed.events.count == bodies.count + 1)
+        let cursors = resumed.deliveries.map(\.cursor)
+        #expect(cursors == cursors.sorted() && Set(cursors).count == cursors.count && cursors.allSatisfy { $0 > cursor })
+
+        // Resuming from the last cursor of all replays nothing.
+        let again = try await RealtimeProbe.open(members.realtime[1], token: ana.token, after: resumed.lastCursor)
+        defer { again.cancel() }
+        #expect(again.deliveries.isEmpty)
+    }
+
+    @Test func receipts_reachOnlyTiersThatShowThem() async throws {
+        let members = try await MessagingMembers.make()
+        defer { members.close() }
+        let plus = try await members.grantTier("plus", to: try await members.join("elite"))
+        let free = try await members.join("elite")
+        let id = try await members.match(plus, free)
+        let plusStream = try await RealtimeProbe.open(members.realtime[0], token: plus.token)
+        let freeStream = try await RealtimeProbe.open(members.realtime[1], token: free.token)
+        defer {
+            plusStream.cancel()
+            freeStream.cancel()
+        }
+        let fromPlus = try #require(try await members.send("hi from plus", from: plus, in: id).message)
+        let fromFree = try #require(try await members.send("hi from free", from: free, in: id, instance: 1).message)
+
+        // The free member reads: the plus member sees it, live and in the history.
+        _ = try await members.messaging[1].markRead(.init(conversationID: id), options: free.bearer)
+        let receipt = try await plusStream.first { if case .readReceipt? = $0.event { true } else { false } }
+        #expect(receipt.event == .readReceipt(.init(conversationID: id, readerID: free.id, readThroughSequence: fromFree.sequence,
+                                                    readAt: { if case .readReceipt(let r)? = receipt.event { r.readAt } else { nil } }())))
+        let plusView = try await members.messaging[0].listMessages(.init(conversationID: id), options: plus.bearer).messages
+        #expect(plusView.first { $0.messageID == fromPlus.messageID }?.read == true)
+        #expect(try await members.messaging[0].getConversation(.init(conversationID: id), options: plus.bearer)
+            .otherReadThroughSequence == fromFree.sequence)
+
+        // The plus member reads: the free member is not told, then or in the history.
+        _ = try await members.messaging[0].markRead(.init(conversationID: id), options: plus.bearer)
+        let after = try #require(try await members.send("anyone there?", from: plus, in: id).message)
+        try await freeStream.first { $0.deliveredMessage?.messageID == after.messageID }
+        #expect(!freeStream.deliveries.contains { if case .readReceipt? = $0.event { true } else { false } })
+        let freeView = try await members.messaging[1].listMessages(.init(conversationID: id), options: free.bearer).messages
+        #expect(freeView.first { $0.messageID == fromFree.messageID }?.read == false)
+        let freeConversation = try await members.messaging[1].getConversation(.init(conversationID: id), options: free.bearer)
+        #expect(freeConversation.otherReadThroughSequence == 0)
+        #expect(freeConversation.readThroughSequence == fromFree.sequence)
+    }
+
+    @Test func aBadCursorOrNoToken_isRefused() async throws {
+        let members = try await MessagingMembers.make()
+        defer { members.close() }
+        let ana = try await members.join()
+        do {
+            _ = try await RealtimeProbe.open(members.realtime[0], token: ana.token, after: -1)
+            Issue.record("a negative cursor was accepted")
+        } catch let error as RPCError {
+            #expect(error.code == .invalidArgument && error.reason == "INVALID_CURSOR")
+        }
+        do {
+            _ = try await RealtimeProbe.open(members.realtime[0], token: "not a token")
+            Issue.record("a stream opened without a token")
+        } catch let error as RPCError {
+            #expect(error.code == .unauthenticated)
+        }
+    }
+}
