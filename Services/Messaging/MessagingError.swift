@@ -19,6 +19,7 @@ enum MessagingError: Error, Sendable, Equatable, RPCErrorConvertible {
     case identityUnavailable
     case invalidCursor
     case subscriberTooSlow
+    case cursorExpired
     case accountNotFound
 
     var rpcError: RPCError {
@@ -58,6 +59,9 @@ enum MessagingError: Error, Sendable, Equatable, RPCErrorConvertible {
         case .subscriberTooSlow:
             RPCError(Messaging.ErrorReason.subscriberTooSlow,
                      message: "the stream fell too far behind; subscribe again from the last cursor")
+        case .cursorExpired:
+            RPCError(Messaging.ErrorReason.cursorExpired,
+                     message: "events after this cursor are no longer kept; reload and subscribe from 0")
         case .accountNotFound:
             RPCError(Platform.ErrorReason.malformedToken, message: "the token's subject is not an account id")
         }

@@ -39,6 +39,9 @@ struct MessagingMain {
             context.onShutdown("realtime streams") { server.hub.close() }
             context.followRevocations(identity: identity, credential: credential)
             context.addBackgroundJob("realtime fan-out") { await server.feed.follow(into: server.hub, stream: server.realtimeStream) }
+            context.addBackgroundJob("realtime pruning") {
+                await feed.pruneRegularly(every: settings.pruneInterval, olderThan: settings.realtimeRetention, pool: pool)
+            }
             for (source, client, types) in [("discovery", discovery, ConversationEvents.discoveryTypes),
                                             ("identity", identity, ConversationEvents.identityTypes)] {
                 let consumer = try EventConsumer(source: source, schema: "messaging", pool: pool, client: client, types: types,

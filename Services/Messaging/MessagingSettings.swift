@@ -12,6 +12,11 @@ struct MessagingSettings: Sendable {
     /// Events a realtime subscriber may have waiting before it is cut off as too slow
     /// (`RV_MESSAGING_STREAM_BUFFER`, 1-100000).
     var streamBuffer = 256
+    /// How long realtime events stay resumable (`RV_MESSAGING_REALTIME_RETENTION`, seconds;
+    /// default 7 days), and how often older ones are pruned (`RV_MESSAGING_PRUNE_INTERVAL`,
+    /// seconds; default 1 hour).
+    var realtimeRetention: Duration = .seconds(7 * 86_400)
+    var pruneInterval: Duration = .seconds(3_600)
 
     struct Address: Sendable {
         var host: String
@@ -22,6 +27,8 @@ struct MessagingSettings: Sendable {
     static let identityAddressVariable = "RV_IDENTITY_ADDRESS"
     static let discoveryAddressVariable = "RV_DISCOVERY_ADDRESS"
     static let streamBufferVariable = "RV_MESSAGING_STREAM_BUFFER"
+    static let retentionVariable = "RV_MESSAGING_REALTIME_RETENTION"
+    static let pruneIntervalVariable = "RV_MESSAGING_PRUNE_INTERVAL"
 
     static func load(from environment: EnvironmentReader) throws(ConfigurationError) -> MessagingSettings {
         var settings = MessagingSettings()
@@ -38,7 +45,16 @@ struct MessagingSettings: Sendable {
             }
             settings.streamBuffer = size
         }
+        if let text = environment[retentionVariable] { settings.realtimeRetention = try seconds(text, retentionVariable) }
+        if let text = environment[pruneIntervalVariable] { settings.pruneInterval = try seconds(text, pruneIntervalVariable) }
         return settings
+    }
+
+    private static func seconds(_ text: String, _ variable: String) throws(ConfigurationError) -> Duration {
+        guard let value = Double(text), value > 0, value <= 365 * 86_400 else {
+            throw ConfigurationError(variable: variable, message: "must be a number of seconds above 0")
+        }
+        return .milliseconds(Int64(value * 1000))
     }
 
     private static func address(_ text: String, _ variable: String) throws(ConfigurationError) -> Address {

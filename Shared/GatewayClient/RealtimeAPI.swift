@@ -16,7 +16,9 @@ public struct RealtimeAPI: Sendable {
     /// reader off (RESOURCE_EXHAUSTED `SUBSCRIBER_TOO_SLOW`) — it is opened again after the last
     /// cursor received, after a backoff, so nothing is lost or repeated; an access token refused
     /// on the way is refreshed once. Iteration ends with an error only for what a retry cannot
-    /// fix (a signed-out session, a bad cursor), and ends quietly when the task is cancelled.
+    /// fix — a signed-out session, a bad cursor, FAILED_PRECONDITION `CURSOR_EXPIRED` (the events
+    /// after it were pruned: reload the conversations and start again from 0) — and ends quietly
+    /// when the task is cancelled.
     /// Save the last event's `cursor` to pass here after a relaunch.
     public func events(after cursor: Int64 = 0) -> RealtimeEvents {
         RealtimeEvents(runner: runner, start: cursor)

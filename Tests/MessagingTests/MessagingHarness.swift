@@ -18,7 +18,9 @@ enum MessagingHarness {
 struct MessagingServicesTrait: SuiteTrait, TestScoping {
     func provideScope(for test: Test, testCase: Test.Case?,
                       performing function: @Sendable () async throws -> Void) async throws {
-        let stack = try await DiscoveryStack.start(messagingInstances: 2)
+        // Pruning runs often here so that a test of it need not wait an hour.
+        let stack = try await DiscoveryStack.start(messagingInstances: 2,
+                                                   messagingEnvironment: ["RV_MESSAGING_PRUNE_INTERVAL": "0.2"])
         do {
             try await MessagingHarness.$stack.withValue(stack) { try await function() }
         } catch {

@@ -102,6 +102,39 @@ import Testing
         #expect(freeConversation.readThroughSequence == fromFree.sequence)
     }
 
+    @Test func aCursorOlderThanTheRetention_isExpired() async throws {
+        let members = try await MessagingMembers.make()
+        defer { members.close() }
+        let (ana, ben) = (try await members.join(), try await members.join())
+        let id = try await members.match(ana, ben)
+        let stream = try await RealtimeProbe.open(members.realtime[0], token: ana.token)
+        let before = stream.lastCursor
+        let sent = try #require(try await members.send("old news", from: ben, in: id).message)
+        let delivered = try await stream.first { $0.deliveredMessage?.messageID == sent.messageID }
+        stream.cancel()
+        // A month passes for ana's events; the pruner (every 0.2 s here) removes them.
+        _ = try await members.admin.withConnection { connection in
+            try await connection.execute("""
+                UPDATE messaging.realtime SET occurred_at = now() - interval '30 days' WHERE aggregate_id = $1
+                """, [.text(ana.id)])
+        }
+        try await members.waitUntil("the pruner passes \(delivered.cursor)") {
+            try await members.admin.withConnection { connection in
+                try await connection.query("SELECT pruned_through FROM messaging.realtime_retention")[0].decode(0, as: Int64.self)
+                    >= delivered.cursor
+            }
+        }
+        do {
+            _ = try await RealtimeProbe.open(members.realtime[1], token: ana.token, after: before)
+            Issue.record("resumed from a pruned cursor")
+        } catch let error as RPCError {
+            #expect(error.code == .failedPrecondition && error.reason == "CURSOR_EXPIRED")
+        }
+        // From now on is always possible.
+        let fresh = try await RealtimeProbe.open(members.realtime[1], token: ana.token)
+        fresh.cancel()
+    }
+
     @Test func aBadCursorOrNoToken_isRefused() async throws {
         let members = try await MessagingMembers.make()
         defer { members.close() }

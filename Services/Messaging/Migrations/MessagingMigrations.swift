@@ -51,6 +51,15 @@ enum MessagingMigrations {
             Migration(version: 5, name: "realtime by recipient", sql: """
                 CREATE INDEX realtime_by_recipient ON messaging.realtime (aggregate_id, cursor);
                 """),
+            Migration(version: 6, name: "realtime retention", sql: """
+                CREATE INDEX realtime_by_occurred_at ON messaging.realtime (occurred_at);
+                CREATE TABLE messaging.realtime_retention (
+                    id integer PRIMARY KEY CHECK (id = 1),
+                    -- The highest cursor pruned: a stream cannot resume from below it.
+                    pruned_through bigint NOT NULL DEFAULT 0
+                );
+                INSERT INTO messaging.realtime_retention (id) VALUES (1);
+                """),
         ]
     }
 }

@@ -38,6 +38,47 @@ struct RealtimeFeed: Sendable {
         }
     }
 
+    /// The highest cursor pruned: streams cannot resume from below it.
+    func prunedThrough(on connection: Connection) async throws -> Int64 {
+        try await connection.query("SELECT pruned_through FROM messaging.realtime_retention WHERE id = 1")[0].decode(0)
+    }
+
+    /// Deletes events older than `retention`, at most `batch` at a time, recording the highest
+    /// cursor deleted; instances take turns on the retention row. Returns how many went.
+    func prune(olderThan retention: Duration, batch: Int = 10_000, pool: PostgresPool) async throws -> Int {
+        let milliseconds = retention.components.seconds * 1000 + retention.components.attoseconds / 1_000_000_000_000_000
+        var total = 0
+        while true {
+            let deleted: Int = try await pool.withTransaction { connection in
+                _ = try await connection.query("SELECT 1 FROM messaging.realtime_retention WHERE id = 1 FOR UPDATE")
+                let rows = try await connection.query("""
+                    WITH gone AS (
+                        DELETE FROM messaging.realtime WHERE cursor IN (
+                            SELECT cursor FROM messaging.realtime
+                            WHERE occurred_at < now() - $1::int8 * interval '1 millisecond'
+                            ORDER BY occurred_at LIMIT $2)
+                        RETURNING cursor),
+                    moved AS (
+                        UPDATE messaging.realtime_retention
+                        SET pruned_through = greatest(pruned_through, (SELECT max(cursor) FROM gone))
+                        WHERE id = 1 AND EXISTS (SELECT 1 FROM gone))
+                    SELECT count(*)::int8 FROM gone
+                    """, [.int64(milliseconds), .int(batch)])
+                return Int(try rows[0].decode(0, as: Int64.self))
+            }
+            total += deleted
+            if deleted < batch { return total }
+        }
+    }
+
+    /// Prunes every `interval` until cancelled.
+    func pruneRegularly(every interval: Duration, olderThan retention: Duration, pool: PostgresPool) async {
+        while !Task.isCancelled {
+            _ = try? await prune(olderThan: retention, pool: pool)
+            try? await Task.sleep(for: interval)
+        }
+    }
+
     /// An outbox row as the subscriber receives it.
     static func event(cursor: Int64, payload: [UInt8], occurredAt: Int64) throws -> Realtime.RealtimeEvent {
         var event = try Realtime.RealtimeEvent(serializedBytes: payload)

@@ -576,6 +576,9 @@ public enum Messaging {
         public static let invalidCursor = ErrorReason(rawValue: 15)
         /// The stream fell too far behind and was cut off: subscribe again from the last cursor.
         public static let subscriberTooSlow = ErrorReason(rawValue: 16)
+        /// The events after the cursor are older than the retention and were pruned: reload the
+        /// conversations and subscribe from 0.
+        public static let cursorExpired = ErrorReason(rawValue: 17)
 
         /// The reason as ErrorInfo.reason spells it; nil for a number this contract does not know.
         public var name: String? {
@@ -596,6 +599,7 @@ public enum Messaging {
             case 14: "IDENTITY_UNAVAILABLE"
             case 15: "INVALID_CURSOR"
             case 16: "SUBSCRIBER_TOO_SLOW"
+            case 17: "CURSOR_EXPIRED"
             default: nil
             }
         }
@@ -619,6 +623,7 @@ public enum Messaging {
             case 14: .unavailable
             case 15: .invalidArgument
             case 16: .resourceExhausted
+            case 17: .failedPrecondition
             default: .unknown
             }
         }
@@ -642,6 +647,7 @@ public enum Messaging {
             case "IDENTITY_UNAVAILABLE": self = .identityUnavailable
             case "INVALID_CURSOR": self = .invalidCursor
             case "SUBSCRIBER_TOO_SLOW": self = .subscriberTooSlow
+            case "CURSOR_EXPIRED": self = .cursorExpired
             default: return nil
             }
         }
