@@ -45,7 +45,7 @@ struct MessagingMembers: Sendable {
 
     /// A new person of `app` (anonymous where the app allows it, else by email) with an active
     /// profile that discovery has seen.
-    func join(_ app: String = "swivo") async throws -> Member {
+    func join(_ app: String = "swivo", cuisines: [String] = []) async throws -> Member {
         let session: Identity.AuthSession
         if app == "elite" || app == "firstdate" {
             session = try await identity.signUpWithEmail(.init(app: app, email: "\(TestDatabase.uniqueName("msg"))@example.com",
@@ -61,8 +61,10 @@ struct MessagingMembers: Sendable {
         fields.active = true
         fields.gender = .female
         fields.birthDate = Profiles.CalendarDate(year: 1990, month: 1, day: 1)
+        fields.preferredCuisines = cuisines
         _ = try await ProfilesClient(client: identity.client).updateProfile(
-            .init(fields: fields, updateMask: ["display_name", "bio", "active", "gender", "birth_date"]), options: member.bearer)
+            .init(fields: fields, updateMask: ["display_name", "bio", "active", "gender", "birth_date", "preferred_cuisines"]),
+            options: member.bearer)
         try await waitUntil("discovery sees \(member.id)") {
             try await admin.withConnection { connection in
                 try await connection.query("SELECT active FROM discovery.profiles WHERE account_id = $1::uuid",

@@ -6,13 +6,14 @@ import Runtime
 /// Applies the events conversations follow (each exactly once, by an `EventConsumer` per
 /// source): discovery's MatchCreated opens a conversation and MatchEnded closes it; identity's
 /// UserBlocked closes the pair's conversations at once (not waiting for discovery's
-/// MatchEnded) and AccountDeleted removes the account's conversations. Each change tells both
-/// members' realtime streams.
+/// MatchEnded) and AccountDeleted removes the account's conversations; ProfileUpdated keeps each
+/// member's preferred cuisines, for icebreakers. Each change tells both members' realtime
+/// streams.
 struct ConversationEvents: Sendable {
     let feed: RealtimeFeed
 
     static let discoveryTypes = ["MatchCreated", "MatchEnded"]
-    static let identityTypes = ["UserBlocked", "AccountDeleted"]
+    static let identityTypes = ["UserBlocked", "AccountDeleted", "ProfileUpdated"]
 
     func apply(_ event: Events.Event, on connection: Connection) async throws {
         switch event.type {
@@ -37,6 +38,13 @@ struct ConversationEvents: Sendable {
                 SELECT conversation_id FROM messaging.members WHERE account_id = $1 AND other_id = $2
                 """, [.uuid(blocker), .uuid(blocked)])
             for row in rows { try await close(try row.decode(0), reason: .blocked, app: event.app, on: connection) }
+        case "ProfileUpdated":
+            let profile = try Profiles.Profile(serializedBytes: event.payload)
+            guard let account = UUID(uuidString: profile.accountID) else { return }
+            _ = try await connection.execute("""
+                INSERT INTO messaging.member_tastes (account_id, cuisines) VALUES ($1, $2)
+                ON CONFLICT (account_id) DO UPDATE SET cuisines = EXCLUDED.cuisines
+                """, [.uuid(account), .textArray(profile.preferredCuisines.map { $0.lowercased() })])
         case "AccountDeleted":
             let deletion = try Identity.AccountDeleted(serializedBytes: event.payload)
             guard let account = UUID(uuidString: deletion.accountID) else { return }
@@ -64,6 +72,7 @@ struct ConversationEvents: Sendable {
         _ = try await connection.execute("""
             INSERT INTO messaging.members (account_id, conversation_id, other_id) VALUES ($1, $3, $2), ($2, $3, $1)
             """, [.uuid(a), .uuid(b), .uuid(id)])
+        let icebreakers = try await makeIcebreakers(for: id, between: a, and: b, on: connection)
         guard !(try row.decode(0, as: Bool.self)) else { return }
         for (member, other) in [(a, b), (b, a)] {
             var conversation = Messaging.Conversation()
@@ -72,10 +81,29 @@ struct ConversationEvents: Sendable {
             conversation.matchedAt = Timestamp(microseconds: matchedAt)
             conversation.lastActivityAt = conversation.matchedAt
             conversation.state = .open
+            conversation.icebreakers = icebreakers
             var event = Realtime.RealtimeEvent()
             event.event = .match(Realtime.MatchOpened(conversation: conversation, superLike: match.superLike))
             try await feed.publish(event, type: "MatchOpened", app: app, to: [member], on: connection)
         }
+    }
+
+    /// Chooses the match's three starters by the cuisines both prefer and stores them (once).
+    private func makeIcebreakers(for id: UUID, between a: UUID, and b: UUID,
+                                 on connection: Connection) async throws -> [String] {
+        let rows = try await connection.query("""
+            SELECT coalesce(array_agg(DISTINCT x.cuisine), '{}') FROM (
+                SELECT unnest(cuisines) AS cuisine FROM messaging.member_tastes WHERE account_id = $1
+                INTERSECT
+                SELECT unnest(cuisines) FROM messaging.member_tastes WHERE account_id = $2) x
+            """, [.uuid(a), .uuid(b)])
+        let shared = Set(try rows[0].decode(0, as: [String].self))
+        let starters = IcebreakerPool.choose(sharedCuisines: shared, seed: id)
+        _ = try await connection.execute("""
+            INSERT INTO messaging.icebreakers (conversation_id, starters, source) VALUES ($1, $2, 'pool')
+            ON CONFLICT (conversation_id) DO NOTHING
+            """, [.uuid(id), .textArray(starters)])
+        return starters
     }
 
     /// Closes conversation `id` unless it is closed already, telling both members.
@@ -102,7 +130,8 @@ struct ConversationEvents: Sendable {
         _ = try await connection.execute("""
             WITH c AS (DELETE FROM messaging.conversations
                        WHERE id IN (SELECT conversation_id FROM messaging.members WHERE account_id = $1)),
-                 b AS (DELETE FROM messaging.blocks WHERE blocker_id = $1 OR blocked_id = $1)
+                 b AS (DELETE FROM messaging.blocks WHERE blocker_id = $1 OR blocked_id = $1),
+                 t AS (DELETE FROM messaging.member_tastes WHERE account_id = $1)
             DELETE FROM messaging.realtime WHERE aggregate_id = $2
             """, [.uuid(account), .text(account.uuidString.lowercased())])
     }

@@ -38,13 +38,15 @@ enum ConversationStore {
         o.read_through, \(UnixMicroseconds.sql("c.last_activity_at")),
         (SELECT count(*) FROM messaging.messages x
           WHERE x.conversation_id = c.id AND x.sender_id <> m.account_id AND x.sequence > m.read_through)::int4,
-        \(MessageStore.columns("lm"))
+        \(MessageStore.columns("lm")),
+        CASE WHEN c.last_sequence = 0 THEN coalesce(i.starters, '{}') ELSE '{}' END
         """
     private static let viewJoins = """
         FROM messaging.members m
         JOIN messaging.conversations c ON c.id = m.conversation_id
         JOIN messaging.members o ON o.conversation_id = c.id AND o.account_id = m.other_id
         LEFT JOIN messaging.messages lm ON lm.conversation_id = c.id AND lm.sequence = c.last_sequence
+        LEFT JOIN messaging.icebreakers i ON i.conversation_id = c.id
         """
 
     /// Conversation `id` as `account` sees it (caller checked access); `receipts`: the caller's
@@ -84,6 +86,7 @@ enum ConversationStore {
         conversation.unreadCount = try row.decode(7)
         conversation.lastMessage = try MessageStore.message(row, from: 8, conversation: conversation.conversationID,
                                                             viewer: viewer, otherReadThrough: receipts ? otherReadThrough : nil)
+        conversation.icebreakers = try row.decode(15)
         return (conversation, activity)
     }
 

@@ -60,6 +60,18 @@ enum MessagingMigrations {
                 );
                 INSERT INTO messaging.realtime_retention (id) VALUES (1);
                 """),
+            Migration(version: 7, name: "icebreakers", sql: """
+                CREATE TABLE messaging.member_tastes (
+                    account_id uuid PRIMARY KEY,
+                    cuisines text[] NOT NULL DEFAULT '{}'
+                );
+                CREATE TABLE messaging.icebreakers (
+                    conversation_id uuid PRIMARY KEY REFERENCES messaging.conversations (id) ON DELETE CASCADE,
+                    starters text[] NOT NULL,
+                    source text NOT NULL,
+                    generated_at timestamptz NOT NULL DEFAULT now()
+                );
+                """),
         ]
     }
 }

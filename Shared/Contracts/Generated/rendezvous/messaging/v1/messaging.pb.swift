@@ -153,6 +153,11 @@ public enum Messaging {
         ///
         /// `Timestamp last_activity_at = 9;`
         public var lastActivityAt: Timestamp?
+        /// Three conversation starters, made once when the match opened, while the conversation is
+        /// empty (none once a message was sent).
+        ///
+        /// `repeated string icebreakers = 10;`
+        public var icebreakers: [String] = []
 
         public init() {}
 
@@ -165,7 +170,8 @@ public enum Messaging {
             unreadCount: Int32 = 0,
             readThroughSequence: Int64 = 0,
             otherReadThroughSequence: Int64 = 0,
-            lastActivityAt: Timestamp? = nil
+            lastActivityAt: Timestamp? = nil,
+            icebreakers: [String] = []
         ) {
             self.conversationID = conversationID
             self.otherAccountID = otherAccountID
@@ -176,6 +182,7 @@ public enum Messaging {
             self.readThroughSequence = readThroughSequence
             self.otherReadThroughSequence = otherReadThroughSequence
             self.lastActivityAt = lastActivityAt
+            self.icebreakers = icebreakers
         }
 
         public func encode(to writer: inout ProtoWriter) {
@@ -188,6 +195,7 @@ public enum Messaging {
             if self.readThroughSequence != 0 { writer.writeInt64(field: 7, self.readThroughSequence) }
             if self.otherReadThroughSequence != 0 { writer.writeInt64(field: 8, self.otherReadThroughSequence) }
             if let value = self.lastActivityAt { writer.writeMessage(field: 9, value) }
+            for value in self.icebreakers { writer.writeString(field: 10, value) }
         }
 
         public mutating func decodeField(_ field: Int, from reader: inout ProtoReader) throws {
@@ -201,6 +209,7 @@ public enum Messaging {
             case 7: self.readThroughSequence = try reader.readInt64()
             case 8: self.otherReadThroughSequence = try reader.readInt64()
             case 9: self.lastActivityAt = try reader.mergeMessage(self.lastActivityAt)
+            case 10: try reader.readRepeatedString(into: &self.icebreakers)
             default: try reader.skipField()
             }
         }
