@@ -55,7 +55,7 @@ enum MessagingError: Error, Sendable, Equatable, RPCErrorConvertible {
         case .identityUnavailable:
             RPCError(Messaging.ErrorReason.identityUnavailable, message: "tiers are unavailable; try again shortly")
         case .invalidCursor:
-            RPCError(Messaging.ErrorReason.invalidCursor, message: "after_cursor must not be negative")
+            RPCError(Messaging.ErrorReason.invalidCursor, message: "after_cursor is not a cursor of this stream")
         case .subscriberTooSlow:
             RPCError(Messaging.ErrorReason.subscriberTooSlow,
                      message: "the stream fell too far behind; subscribe again from the last cursor")

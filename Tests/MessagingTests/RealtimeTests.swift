@@ -139,11 +139,13 @@ import Testing
         let members = try await MessagingMembers.make()
         defer { members.close() }
         let ana = try await members.join()
-        do {
-            _ = try await RealtimeProbe.open(members.realtime[0], token: ana.token, after: -1)
-            Issue.record("a negative cursor was accepted")
-        } catch let error as RPCError {
-            #expect(error.code == .invalidArgument && error.reason == "INVALID_CURSOR")
+        for cursor: Int64 in [-1, Int64.max / 2] {
+            do {
+                _ = try await RealtimeProbe.open(members.realtime[0], token: ana.token, after: cursor)
+                Issue.record("cursor \(cursor) was accepted")
+            } catch let error as RPCError {
+                #expect(error.code == .invalidArgument && error.reason == "INVALID_CURSOR")
+            }
         }
         do {
             _ = try await RealtimeProbe.open(members.realtime[0], token: "not a token")

@@ -38,9 +38,15 @@ struct RealtimeFeed: Sendable {
         }
     }
 
-    /// The highest cursor pruned: streams cannot resume from below it.
-    func prunedThrough(on connection: Connection) async throws -> Int64 {
-        try await connection.query("SELECT pruned_through FROM messaging.realtime_retention WHERE id = 1")[0].decode(0)
+    /// The cursors a stream may resume after: from the highest one pruned (older events are
+    /// gone) to below the first cursor of transactions not yet begun (`pg_snapshot_xmax`: no event
+    /// has a cursor at or above it yet, so such a cursor was never handed out).
+    func resumableCursors(on connection: Connection) async throws -> Range<Int64> {
+        let row = try await connection.query("""
+            SELECT pruned_through, pg_snapshot_xmax(pg_current_snapshot())::text::bigint << \(Outbox.rankBits)
+            FROM messaging.realtime_retention WHERE id = 1
+            """)[0]
+        return try row.decode(0)..<row.decode(1)
     }
 
     /// Deletes events older than `retention`, at most `batch` at a time, recording the highest

@@ -30,8 +30,9 @@ struct RealtimeService: RealtimeProvider {
         let subscription = hub.subscribe(account)
         var last = request.afterCursor
         if last > 0 {
-            let pruned = try await pool.withConnection { try await feed.prunedThrough(on: $0) }
-            guard last >= pruned else { throw MessagingError.cursorExpired }
+            let resumable = try await pool.withConnection { try await feed.resumableCursors(on: $0) }
+            guard last < resumable.upperBound else { throw MessagingError.invalidCursor }
+            guard last >= resumable.lowerBound else { throw MessagingError.cursorExpired }
             while last < subscription.position {
                 let batch = try await pool.withConnection { [last] connection in
                     try await feed.events(for: account, after: last, through: subscription.position, limit: replayBatch,
