@@ -37,6 +37,7 @@ public struct MessagingAPI: Sendable {
         }
     }
 
+    /// One conversation of the caller's, with its preview, unread count and icebreakers.
     public func conversation(_ conversationID: String, deadline: Duration? = nil) async throws(GatewayError) -> Messaging.Conversation {
         let request = Messaging.GetConversationRequest(conversationID: conversationID)
         return try await runner.run(Methods.getConversation, deadline: deadline) { [stub] options in
