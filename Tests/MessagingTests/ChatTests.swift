@@ -154,4 +154,24 @@ import Testing
             #expect(await reason { _ = try await members.send("again", from: sender, in: blocked) }?.reason == "CONVERSATION_CLOSED")
         }
     }
+
+    @Test func aDeletedAccount_takesItsConversationsWithIt() async throws {
+        let members = try await MessagingMembers.make()
+        defer { members.close() }
+        let (ana, ben) = (try await members.join(), try await members.join())
+        let id = try await members.match(ana, ben)
+        _ = try await members.send("bye", from: ana, in: id)
+        let benStream = try await RealtimeProbe.open(members.realtime[0], token: ben.token)
+        defer { benStream.cancel() }
+        _ = try await members.identity.deleteAccount(.init(), options: ana.bearer)
+        try await benStream.first { $0.event == .conversationClosed(.init(conversationID: id, reason: .deleted)) }
+        let gone = await reason { _ = try await members.messaging[1].getConversation(.init(conversationID: id), options: ben.bearer) }
+        #expect(gone?.code == .notFound && gone?.reason == "CONVERSATION_NOT_FOUND")
+        #expect(try await members.messaging[1].listConversations(.init(), options: ben.bearer).conversations.isEmpty)
+        let left = try await members.admin.withConnection { connection in
+            try await connection.query("SELECT count(*)::int8 FROM messaging.messages WHERE conversation_id = $1::uuid",
+                                       [.text(id)])[0].decode(0, as: Int64.self)
+        }
+        #expect(left == 0)
+    }
 }
