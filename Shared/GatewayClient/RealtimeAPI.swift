@@ -40,7 +40,7 @@ public struct RealtimeEvents: AsyncSequence, Sendable {
         let runner: CallRunner
         /// The cursor a new stream resumes after: the last event's or Ready's.
         public private(set) var cursor: Int64
-        private var call: StreamingCall<Realtime.SubscribeRequest, Realtime.RealtimeEvent>?
+        private var current: OpenStream?
         private var inner: StreamingCall<Realtime.SubscribeRequest, Realtime.RealtimeEvent>.AsyncIterator?
         /// The token the open stream was opened with, and whether it was just refreshed.
         private var token = ""
@@ -70,7 +70,7 @@ public struct RealtimeEvents: AsyncSequence, Sendable {
                         cursor = event.cursor
                         return event
                     }
-                    failure = await call?.status() ?? RPCError(code: .unavailable, message: "the stream ended")
+                    failure = await current?.call.status() ?? RPCError(code: .unavailable, message: "the stream ended")
                 } catch {
                     failure = RPCError.gateway(error)
                 }
@@ -86,13 +86,12 @@ public struct RealtimeEvents: AsyncSequence, Sendable {
             token = try await runner.sessions.accessToken()
             let stub = RealtimeClient(client: runner.rpc)
             let call = try await stub.subscribe(.init(afterCursor: cursor), options: .bearer(token))
-            self.call = call
+            current = OpenStream(call: call)
             inner = call.makeAsyncIterator()
         }
 
         private mutating func close() {
-            call?.cancel()
-            call = nil
+            current = nil
             inner = nil
         }
 
@@ -116,4 +115,14 @@ public struct RealtimeEvents: AsyncSequence, Sendable {
             }
         }
     }
+}
+
+/// The stream an iterator has open, cancelled when the iterator lets go of it: closed after a
+/// break, or dropped with the iterator when the app stops iterating (a `break` out of the loop).
+private final class OpenStream: Sendable {
+    let call: StreamingCall<Realtime.SubscribeRequest, Realtime.RealtimeEvent>
+
+    init(call: StreamingCall<Realtime.SubscribeRequest, Realtime.RealtimeEvent>) { self.call = call }
+
+    deinit { call.cancel() }
 }

@@ -23,12 +23,15 @@ import Testing
         /// The last cursor the test's loop took: a stream ends only once its events were taken
         /// (the client drops messages still buffered when an error status arrives).
         let taken = Mutex<Int64>(0)
+        /// Streams whose handler has returned or thrown.
+        let ended = Mutex(0)
 
         init(_ plans: [Plan]) { self.plans = plans }
 
         func register(in router: inout RPCRouter) {
             router.serverStreaming(serviceName, "Subscribe") { [self] (request: Realtime.SubscribeRequest,
                                                                       writer: ResponseWriter<Realtime.RealtimeEvent>, context) in
+                defer { ended.withLock { $0 += 1 } }
                 let bearer = context.requestMetadata[string: "authorization"].map { String($0.dropFirst("Bearer ".count)) }
                 let index = calls.withLock { calls in
                     calls.append((request.afterCursor, bearer))
@@ -82,6 +85,10 @@ import Testing
                 server.taken.withLock { $0 = max($0, event.cursor) }
                 if event.cursor == 14 { break }
             }
+            // Leaving the loop closes the open stream: the server's handler sees it cancelled.
+            let deadline = ContinuousClock.now + .seconds(4)
+            while server.ended.withLock({ $0 }) < 3, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
+            #expect(server.ended.withLock { $0 } == 3)
             return seen
         }
         #expect(seen == ["ready 10", "11", "12", "ready 12", "13", "ready 13", "14"])
