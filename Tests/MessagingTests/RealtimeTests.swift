@@ -102,6 +102,27 @@ import Testing
         #expect(freeConversation.readThroughSequence == fromFree.sequence)
     }
 
+    @Test func aGroupSessionThatMatches_reachesEveryParticipantsStream() async throws {
+        let members = try await MessagingMembers.make()
+        defer { members.close() }
+        let sessions = GroupSessionsClient(client: members.discovery.client)
+        let (ana, ben) = (try await members.join(), try await members.join())
+        let streams = [try await RealtimeProbe.open(members.realtime[0], token: ana.token),
+                       try await RealtimeProbe.open(members.realtime[1], token: ben.token)]
+        defer { streams.forEach { $0.cancel() } }
+        let session = try await sessions.createSession(.init(categoryID: "cuisines", quorum: 2), options: ana.bearer)
+        _ = try await sessions.joinSession(.init(inviteCode: session.inviteCode), options: ben.bearer)
+        let option = try #require(try await sessions.getDeck(.init(sessionID: session.sessionID), options: ana.bearer).options.first)
+        for member in [ana, ben] {
+            _ = try await sessions.likeOption(.init(sessionID: session.sessionID, optionID: option.optionID), options: member.bearer)
+        }
+        for stream in streams {
+            let matched = try await stream.first { if case .sessionMatched? = $0.event { true } else { false } }
+            #expect(matched.event == .sessionMatched(.init(sessionID: session.sessionID, optionID: option.optionID,
+                                                           optionName: option.label)))
+        }
+    }
+
     @Test func aCursorOlderThanTheRetention_isExpired() async throws {
         let members = try await MessagingMembers.make()
         defer { members.close() }

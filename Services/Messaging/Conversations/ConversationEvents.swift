@@ -4,7 +4,8 @@ import Postgres
 import Runtime
 
 /// Applies the events conversations follow (each exactly once, by an `EventConsumer` per
-/// source): discovery's MatchCreated opens a conversation and MatchEnded closes it; identity's
+/// source): discovery's MatchCreated opens a conversation and MatchEnded closes it, its
+/// SessionMatched goes to each participant's realtime stream; identity's
 /// UserBlocked closes the pair's conversations at once (not waiting for discovery's
 /// MatchEnded) and AccountDeleted removes the account's conversations; ProfileUpdated keeps each
 /// member's preferred cuisines, for icebreakers. Each change tells both members' realtime
@@ -12,7 +13,7 @@ import Runtime
 struct ConversationEvents: Sendable {
     let feed: RealtimeFeed
 
-    static let discoveryTypes = ["MatchCreated", "MatchEnded"]
+    static let discoveryTypes = ["MatchCreated", "MatchEnded", "SessionMatched"]
     static let identityTypes = ["UserBlocked", "AccountDeleted", "ProfileUpdated"]
 
     func apply(_ event: Events.Event, on connection: Connection) async throws {
@@ -28,6 +29,13 @@ struct ConversationEvents: Sendable {
             default: .unmatched
             }
             try await close(id, reason: reason, app: event.app, on: connection)
+        case "SessionMatched":
+            let matched = try Sessions.SessionMatched(serializedBytes: event.payload)
+            var event = Realtime.RealtimeEvent()
+            event.event = .sessionMatched(Realtime.SessionMatched(sessionID: matched.sessionID, optionID: matched.optionID,
+                                                                  optionName: matched.optionLabel))
+            try await feed.publish(event, type: "SessionMatched", app: matched.app,
+                                   to: matched.participantIDs.compactMap(UUID.init(uuidString:)), on: connection)
         case "UserBlocked":
             let block = try Safety.UserBlocked(serializedBytes: event.payload)
             guard let blocker = UUID(uuidString: block.blockerID), let blocked = UUID(uuidString: block.blockedID) else { return }

@@ -290,7 +290,7 @@ public enum Realtime {
         }
     }
 
-    /// A Swivo group session matched (discovery's SessionMatched). Not sent yet.
+    /// A Swivo group session the subscriber takes part in matched (discovery's SessionMatched).
     ///
     /// `rendezvous.messaging.v1.SessionMatched`.
     public struct SessionMatched: ProtoMessage, Hashable {
