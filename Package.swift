@@ -84,7 +84,7 @@ let package = Package(
         .executableTarget(name: "Discovery", dependencies: ["Auth", "Contracts", "CryptoCore", "Postgres", "RPC", "Runtime"],
                           path: "Services/Discovery", swiftSettings: swiftSettings),
 
-        .executableTarget(name: "Messaging", dependencies: ["Auth", "Contracts", "Postgres", "RPC", "Runtime"],
+        .executableTarget(name: "Messaging", dependencies: ["Auth", "Contracts", "CryptoCore", "Postgres", "RPC", "Runtime"],
                           path: "Services/Messaging", swiftSettings: swiftSettings),
 
         .executableTarget(name: "DBBenchServer", dependencies: ["Runtime", "RPC", "Postgres", "Contracts", "Auth"],
@@ -112,7 +112,7 @@ let package = Package(
                     swiftSettings: swiftSettings),
         .testTarget(name: "DiscoveryTests", dependencies: ["Discovery", "Auth", "Contracts", "Postgres", "RPC", "Runtime", "TestSupport"],
                     swiftSettings: swiftSettings),
-        .testTarget(name: "MessagingTests", dependencies: ["Messaging", "Auth", "Contracts", "Postgres", "RPC", "Runtime",
+        .testTarget(name: "MessagingTests", dependencies: ["Messaging", "Auth", "Contracts", "CryptoCore", "Postgres", "RPC", "Runtime",
                                                            "TestSupport"],
                     swiftSettings: swiftSettings),
         .testTarget(name: "GatewayClientTests", dependencies: ["GatewayClient", "Contracts", "RPC", "TestSupport",

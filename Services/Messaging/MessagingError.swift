@@ -20,6 +20,7 @@ enum MessagingError: Error, Sendable, Equatable, RPCErrorConvertible {
     case invalidCursor
     case subscriberTooSlow
     case cursorExpired
+    case tokenExpired
     case accountNotFound
 
     var rpcError: RPCError {
@@ -62,6 +63,8 @@ enum MessagingError: Error, Sendable, Equatable, RPCErrorConvertible {
         case .cursorExpired:
             RPCError(Messaging.ErrorReason.cursorExpired,
                      message: "events after this cursor are no longer kept; reload and subscribe from 0")
+        case .tokenExpired:
+            RPCError(Platform.ErrorReason.tokenExpired, message: "the access token expired; subscribe again with a fresh one")
         case .accountNotFound:
             RPCError(Platform.ErrorReason.malformedToken, message: "the token's subject is not an account id")
         }

@@ -63,4 +63,24 @@ import Testing
         _ = await task.result
         #expect(hub.subscriberCount == 0)
     }
+
+    @Test func anEndedSubscription_throwsItsError_afterWhatItHadBuffered() async throws {
+        let hub = RealtimeHub(position: 0, capacity: 4)
+        let subscription = hub.subscribe(UUID())
+        let ana = UUID()
+        let anas = hub.subscribe(ana)
+        Self.dispatch(hub, 1, to: ana)
+        anas.end(throwing: MessagingError.tokenExpired)
+        #expect(hub.subscriberCount == 1)
+        var received: [Int64] = []
+        do {
+            for try await event in anas.events { received.append(event.cursor) }
+            Issue.record("an ended subscription finished without its error")
+        } catch let error as MessagingError {
+            #expect(error == .tokenExpired)
+        }
+        #expect(received == [1])
+        subscription.end(throwing: CancellationError())
+        #expect(hub.subscriberCount == 0)
+    }
 }

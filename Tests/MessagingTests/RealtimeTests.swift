@@ -176,3 +176,4 @@ import Testing
         }
     }
 }
+

@@ -21,6 +21,10 @@ final class RealtimeHub: Sendable {
     struct Subscription: Sendable {
         let events: AsyncThrowingStream<Realtime.RealtimeEvent, any Error>
         let position: Int64
+        fileprivate let continuation: Continuation
+
+        /// Ends the live events (after what is buffered) with `error`, and leaves the hub.
+        func end(throwing error: any Error) { continuation.finish(throwing: error) }
     }
 
     private struct State {
@@ -56,7 +60,7 @@ final class RealtimeHub: Sendable {
             return (state.nextID, state.position)
         }
         continuation.onTermination = { [weak self] _ in self?.remove(account, id) }
-        return Subscription(events: stream, position: position)
+        return Subscription(events: stream, position: position, continuation: continuation)
     }
 
     /// Hands one outbox event (aggregate id: the recipient) to its recipient's subscribers here

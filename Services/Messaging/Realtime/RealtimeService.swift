@@ -28,6 +28,18 @@ struct RealtimeService: RealtimeProvider {
         // Registered before the replay: whatever the hub dispatches from here on is buffered
         // for this stream while the replay reads everything up to the position it started at.
         let subscription = hub.subscribe(account)
+        // The stream lasts as long as the token it was opened with: then UNAUTHENTICATED
+        // TOKEN_EXPIRED, and the app resumes with a fresh one (a signed-out session cannot).
+        let expiry = TokenExpiry.seconds(of: context).map { expiresAt in
+            Task {
+                let left = Double(expiresAt) - Date().timeIntervalSince1970
+                if left > 0 {
+                    do { try await Task.sleep(for: .milliseconds(Int64(left * 1000))) } catch { return }
+                }
+                subscription.end(throwing: MessagingError.tokenExpired)
+            }
+        }
+        defer { expiry?.cancel() }
         var last = request.afterCursor
         if last > 0 {
             let resumable = try await pool.withConnection { try await feed.resumableCursors(on: $0) }
