@@ -113,4 +113,39 @@ import Testing
         #expect(error?.messagingReason == .invalidCursor)
         #expect(server.calls.withLock { $0.count } == 1)
     }
+
+    /// A stream ended because its token expired is opened again with a refreshed one, from
+    /// where it stopped.
+    @Test func anExpiredToken_isRefreshed_andTheStreamResumes() async throws {
+        let realtime = ScriptedRealtime([
+            Plan(events: [Self.ready(10), Self.message(11)],
+                 end: RPCError(Platform.ErrorReason.tokenExpired, message: "expired")),
+            Plan(events: [Self.ready(11), Self.message(12)], end: nil),
+        ])
+        let identity = ScriptedIdentityService()
+        var configuration = RPCServerConfiguration()
+        configuration.loopCount = 1
+        let server = try RPCServer(configuration: configuration, services: [realtime, identity])
+        let port = try server.start()
+        let client = try GatewayClient(configuration: GatewayConfiguration(host: "127.0.0.1", port: port, security: .plaintext,
+                                                                           app: "swivo", retryPolicy: .fast),
+                                       tokenStore: InMemoryTokenStore(ScriptedIdentityService.stored(access: "a1", refresh: "r1")))
+        var seen: [String] = []
+        do {
+            for try await event in client.realtime.events() {
+                seen.append(Self.seen(event))
+                realtime.taken.withLock { $0 = max($0, event.cursor) }
+                if event.cursor == 12 { break }
+            }
+        } catch {
+            Issue.record("the stream failed: \(error)")
+        }
+        client.close()
+        await server.shutdown(gracePeriod: .milliseconds(200))
+        #expect(seen == ["ready 10", "11", "ready 11", "12"])
+        let calls = realtime.calls.withLock { $0 }
+        #expect(calls.map(\.cursor) == [0, 11])
+        #expect(calls.map(\.bearer) == ["a1", "a2"])
+        #expect(identity.count("RefreshSession") == 1)
+    }
 }
