@@ -83,4 +83,15 @@ import Testing
         subscription.end(throwing: CancellationError())
         #expect(hub.subscriberCount == 0)
     }
+
+    /// A handler that fails before it reads its subscription (a refused cursor) leaves nothing
+    /// behind in the hub.
+    @Test func aSubscriptionDroppedUnread_leavesTheHub() {
+        let hub = RealtimeHub(position: 0, capacity: 4)
+        do {
+            let subscription = hub.subscribe(UUID())
+            #expect(subscription.position == 0 && hub.subscriberCount == 1)
+        }
+        #expect(hub.subscriberCount == 0)
+    }
 }
