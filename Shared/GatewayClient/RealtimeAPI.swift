@@ -1,5 +1,5 @@
 public import Contracts
-public import RPC
+import RPC
 
 extension GatewayClient {
     /// The signed-in account's live events (`rendezvous.messaging.v1.Realtime`).
