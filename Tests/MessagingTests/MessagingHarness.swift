@@ -18,9 +18,11 @@ enum MessagingHarness {
 struct MessagingServicesTrait: SuiteTrait, TestScoping {
     func provideScope(for test: Test, testCase: Test.Case?,
                       performing function: @Sendable () async throws -> Void) async throws {
-        // Pruning runs often here so that a test of it need not wait an hour.
+        // Pruning runs often here so that a test of it need not wait an hour, and a stalled
+        // reader is cut off after 32 events rather than 256, so that one is quick to stall.
         let stack = try await DiscoveryStack.start(messagingInstances: 2,
-                                                   messagingEnvironment: ["RV_MESSAGING_PRUNE_INTERVAL": "0.2"])
+                                                   messagingEnvironment: ["RV_MESSAGING_PRUNE_INTERVAL": "0.2",
+                                                                          "RV_MESSAGING_STREAM_BUFFER": "32"])
         do {
             try await MessagingHarness.$stack.withValue(stack) { try await function() }
         } catch {

@@ -1,5 +1,6 @@
 import Contracts
 import Foundation
+import HTTP2
 import RPC
 import TestSupport
 import Testing
@@ -63,6 +64,64 @@ import Testing
         let again = try await RealtimeProbe.open(members.realtime[1], token: ana.token, after: resumed.lastCursor)
         defer { again.cancel() }
         #expect(again.deliveries.isEmpty)
+    }
+
+    /// A reader that stops reading is cut off once HTTP/2 flow control (about 2 MB on the way)
+    /// and its 32 buffered events are full, not buffered without bound; resuming from the last
+    /// event it took delivers the rest, each message once.
+    @Test func aReaderThatStopsReading_isCutOff_andResumesWithoutLoss() async throws {
+        let members = try await MessagingMembers.make()
+        defer { members.close() }
+        let (ana, ben) = (try await members.join(), try await members.join())
+        let id = try await members.match(ana, ben)
+        var small = HTTP2Configuration()
+        small.initialStreamWindow = 65_535
+        let port = try MessagingHarness.running.messaging[1].port
+        let stalledClient = RPCClient(host: "127.0.0.1", port: port, configuration: small)
+        defer { stalledClient.close() }
+        let stalled = try await RealtimeClient(client: stalledClient).subscribe(.init(), options: .bearer(ana.token))
+        var reader = stalled.makeAsyncIterator()
+        guard case .ready? = try await reader.next()?.event else { throw RPCError(code: .internal, message: "no Ready") }
+
+        // About 4 kB an event: 800 are about 3.3 MB, well past what the way holds.
+        let text = String(repeating: "é", count: 2000)
+        var sent: Set<String> = []
+        for batch in 0..<100 {
+            let ids = try await withThrowingTaskGroup(of: String.self) { group in
+                for n in 0..<8 {
+                    group.addTask {
+                        try await members.send(text, from: ben, in: id, instance: n % 2, key: "bulk-\(batch)-\(n)").message?.messageID ?? ""
+                    }
+                }
+                return try await group.reduce(into: Set<String>()) { $0.insert($1) }
+            }
+            sent.formUnion(ids)
+        }
+        #expect(sent.count == 800)
+
+        // Reading again: what was on the way, then the cut-off.
+        var received: [String] = []
+        var last: Int64 = 0
+        do {
+            while let event = try await reader.next() {
+                if let message = event.deliveredMessage { received.append(message.messageID) }
+                last = max(last, event.cursor)
+            }
+            Issue.record("the stalled stream ended without an error: \(await stalled.status())")
+        } catch let error as RPCError {
+            #expect(error.code == .resourceExhausted && error.reason == "SUBSCRIBER_TOO_SLOW", "\(error)")
+        }
+        #expect(received.count < 800, "taken before the cut-off: \(received.count)")
+        let taken = received.count
+
+        let resumed = try await RealtimeProbe.open(members.realtime[0], token: ana.token, after: last)
+        defer { resumed.cancel() }
+        try await members.waitUntil("the rest arrives") {
+            resumed.deliveries.compactMap(\.deliveredMessage).count + taken >= 800
+        }
+        let rest = resumed.deliveries.compactMap(\.deliveredMessage).map(\.messageID)
+        #expect(received.count + rest.count == 800)
+        #expect(Set(received + rest) == sent)
     }
 
     @Test func receipts_reachOnlyTiersThatShowThem() async throws {
