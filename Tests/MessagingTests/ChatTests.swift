@@ -174,4 +174,29 @@ import Testing
         }
         #expect(left == 0)
     }
+
+    @Test func aBlockLiftedBeforeTheMatch_leavesItOpen() async throws {
+        let members = try await MessagingMembers.make()
+        defer { members.close() }
+        let (ana, ben) = (try await members.join(), try await members.join())
+        _ = try await members.safety.block(.init(accountID: ben.id), options: ana.bearer)
+        _ = try await members.safety.unblock(.init(accountID: ben.id), options: ana.bearer)
+        // Messaging (and discovery) have applied both before the match is made.
+        let end = try await members.admin.withConnection { connection in
+            try await connection.query("SELECT max(cursor) FROM identity.outbox WHERE type = 'UserUnblocked'")[0]
+                .decode(0, as: Int64.self)
+        }
+        try await members.waitUntil("messaging and discovery follow identity past the unblock") {
+            try await members.admin.withConnection { connection in
+                let messaging = try await connection.query(
+                    "SELECT cursor FROM messaging.event_cursors WHERE source = 'identity'").first?.decode(0, as: Int64.self) ?? 0
+                let discovery = try await connection.query(
+                    "SELECT cursor FROM discovery.event_cursors WHERE source = 'identity'").first?.decode(0, as: Int64.self) ?? 0
+                return messaging >= end && discovery >= end
+            }
+        }
+        let id = try await members.match(ana, ben)
+        #expect(try await members.messaging[0].getConversation(.init(conversationID: id), options: ben.bearer).state == .open)
+        #expect(try await members.send("hi", from: ben, in: id).message?.sequence == 1)
+    }
 }

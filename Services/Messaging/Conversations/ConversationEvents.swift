@@ -7,14 +7,14 @@ import Runtime
 /// source): discovery's MatchCreated opens a conversation and MatchEnded closes it, its
 /// SessionMatched goes to each participant's realtime stream; identity's
 /// UserBlocked closes the pair's conversations at once (not waiting for discovery's
-/// MatchEnded) and AccountDeleted removes the account's conversations; ProfileUpdated keeps each
-/// member's preferred cuisines, for icebreakers. Each change tells both members' realtime
-/// streams.
+/// MatchEnded; UserUnblocked lifts the block for matches made later), AccountDeleted removes the
+/// account's conversations, and ProfileUpdated keeps each member's preferred cuisines, for
+/// icebreakers. Each change tells both members' realtime streams.
 struct ConversationEvents: Sendable {
     let feed: RealtimeFeed
 
     static let discoveryTypes = ["MatchCreated", "MatchEnded", "SessionMatched"]
-    static let identityTypes = ["UserBlocked", "AccountDeleted", "ProfileUpdated"]
+    static let identityTypes = ["UserBlocked", "UserUnblocked", "AccountDeleted", "ProfileUpdated"]
 
     func apply(_ event: Events.Event, on connection: Connection) async throws {
         switch event.type {
@@ -46,6 +46,13 @@ struct ConversationEvents: Sendable {
                 SELECT conversation_id FROM messaging.members WHERE account_id = $1 AND other_id = $2
                 """, [.uuid(blocker), .uuid(blocked)])
             for row in rows { try await close(try row.decode(0), reason: .blocked, app: event.app, on: connection) }
+        case "UserUnblocked":
+            // Conversations a block closed stay closed (their match ended); a match made later
+            // opens normally.
+            let unblock = try Safety.UserUnblocked(serializedBytes: event.payload)
+            guard let blocker = UUID(uuidString: unblock.blockerID), let blocked = UUID(uuidString: unblock.blockedID) else { return }
+            _ = try await connection.execute("DELETE FROM messaging.blocks WHERE blocker_id = $1 AND blocked_id = $2",
+                                             [.uuid(blocker), .uuid(blocked)])
         case "ProfileUpdated":
             let profile = try Profiles.Profile(serializedBytes: event.payload)
             guard let account = UUID(uuidString: profile.accountID) else { return }
