@@ -16,6 +16,7 @@ let package = Package(
         .executable(name: "identity", targets: ["Identity"]),
         .executable(name: "discovery", targets: ["Discovery"]),
         .executable(name: "production", targets: ["Production"]),
+        .executable(name: "messaging", targets: ["Messaging"]),
         .library(name: "Contracts", targets: ["Contracts"]),
         .library(name: "GatewayClient", targets: ["GatewayClient"]),
         .executable(name: "identity-bench", targets: ["IdentityBench"]),
@@ -86,6 +87,8 @@ let package = Package(
 
         .executableTarget(name: "Production", dependencies: ["Auth", "Contracts", "CryptoCore", "Postgres", "RPC", "Runtime"],
                           path: "Services/Production", swiftSettings: swiftSettings),
+        .executableTarget(name: "Messaging", dependencies: ["Auth", "Contracts", "CryptoCore", "Postgres", "RPC", "Runtime"],
+                          path: "Services/Messaging", swiftSettings: swiftSettings),
 
         .executableTarget(name: "DBBenchServer", dependencies: ["Runtime", "RPC", "Postgres", "Contracts", "Auth"],
                           path: "Tests/Benchmarks/DBBenchServer", swiftSettings: swiftSettings),
@@ -113,6 +116,10 @@ let package = Package(
         .testTarget(name: "DiscoveryTests", dependencies: ["Discovery", "Auth", "Contracts", "Postgres", "RPC", "Runtime", "TestSupport"],
                     swiftSettings: swiftSettings),
         .testTarget(name: "ProductionTests", dependencies: ["Production", "Auth", "Contracts", "Postgres", "RPC", "Runtime", "TestSupport"],
+                    swiftSettings: swiftSettings),
+        .testTarget(name: "MessagingTests", dependencies: ["Messaging", "Auth", "Contracts", "CryptoCore", "HTTP2", "Postgres", "RPC",
+                                                           "Runtime",
+                                                           "TestSupport"],
                     swiftSettings: swiftSettings),
         .testTarget(name: "GatewayClientTests", dependencies: ["GatewayClient", "Contracts", "RPC", "TestSupport",
                                                             "CryptoCore", "HTTP2", "Wire", "Auth", "Runtime",

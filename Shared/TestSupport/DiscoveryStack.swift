@@ -1,18 +1,24 @@
 /// The real `identity` and `discovery` executables on the local Postgres, wired as `make run`
 /// wires them (discovery follows identity's events with a credential identity accepts), and
-/// optionally the nginx edge in front of both, for tests of either side.
+/// optionally any number of `messaging` instances (following both) and the nginx edge in front
+/// of them all (to the first messaging instance), for tests of any side.
 package final class DiscoveryStack: Sendable {
     package static let discoverySecret = "discovery-tests-discovery-secret-0123456789"
     package static let messagingSecret = "discovery-tests-messaging-secret-0123456789"
 
     package let identity: EndToEndServiceProcess
     package let discovery: EndToEndServiceProcess
-    /// Routes `/rendezvous.identity.` and `/rendezvous.discovery.`, as compose's edge does.
+    /// Instances of one messaging deployment (one schema), in start order.
+    package let messaging: [EndToEndServiceProcess]
+    /// Routes `/rendezvous.identity.`, `/rendezvous.discovery.` and `/rendezvous.messaging.`, as
+    /// compose's edge does.
     package let edge: NginxEdge?
 
-    private init(identity: EndToEndServiceProcess, discovery: EndToEndServiceProcess, edge: NginxEdge?) {
+    private init(identity: EndToEndServiceProcess, discovery: EndToEndServiceProcess, messaging: [EndToEndServiceProcess],
+                 edge: NginxEdge?) {
         self.identity = identity
         self.discovery = discovery
+        self.messaging = messaging
         self.edge = edge
     }
 
@@ -21,12 +27,15 @@ package final class DiscoveryStack: Sendable {
         return "postgresql://\(configuration.user):\(configuration.password ?? "")@\(configuration.host):\(configuration.port)/\(configuration.database)"
     }
 
-    /// Starts both (and the edge when `withEdge`); fails with the db.sh hint when Postgres is down.
-    package static func start(withEdge: Bool = false) async throws -> DiscoveryStack {
+    /// Starts both, `messagingInstances` messaging instances (with `messagingEnvironment` added)
+    /// and the edge when `withEdge`; fails with the db.sh hint when Postgres is down.
+    package static func start(withEdge: Bool = false, messagingInstances: Int = 0,
+                              messagingEnvironment: [String: String] = [:]) async throws -> DiscoveryStack {
         try await TestDatabase.makePool(TestDatabase.configuration(role: "discovery", poolSize: 1)).close()
         let identity = try await EndToEndServiceProcess.start("identity", environment: [
             "RV_IDENTITY_PORT": "0", "RV_IDENTITY_ADMIN_PORT": "0", "RV_PG_URL_IDENTITY": postgresURL(role: "identity"),
-            "RV_LOG_LEVEL": "warning", "RV_SERVICE_CREDENTIALS": "discovery=\(discoverySecret)",
+            "RV_LOG_LEVEL": "warning",
+            "RV_SERVICE_CREDENTIALS": "discovery=\(discoverySecret),messaging=\(messagingSecret)",
         ])
         do {
             let discovery = try await EndToEndServiceProcess.start("discovery", environment: [
@@ -35,13 +44,23 @@ package final class DiscoveryStack: Sendable {
                 "RV_SERVICE_NAME": "discovery", "RV_SERVICE_SECRET": discoverySecret,
                 "RV_SERVICE_CREDENTIALS": "messaging=\(messagingSecret)",
             ])
+            var messaging: [EndToEndServiceProcess] = []
             do {
-                let edge = withEdge
-                    ? try await NginxEdge.start(routes: ["/rendezvous.identity.": identity.port,
-                                                         "/rendezvous.discovery.": discovery.port])
-                    : nil
-                return DiscoveryStack(identity: identity, discovery: discovery, edge: edge)
+                for _ in 0..<messagingInstances {
+                    var environment = [
+                        "RV_MESSAGING_PORT": "0", "RV_MESSAGING_ADMIN_PORT": "0", "RV_PG_URL_MESSAGING": postgresURL(role: "messaging"),
+                        "RV_IDENTITY_ADDRESS": "127.0.0.1:\(identity.port)", "RV_DISCOVERY_ADDRESS": "127.0.0.1:\(discovery.port)",
+                        "RV_LOG_LEVEL": "warning", "RV_SERVICE_NAME": "messaging", "RV_SERVICE_SECRET": messagingSecret,
+                    ]
+                    environment.merge(messagingEnvironment) { _, given in given }
+                    messaging.append(try await EndToEndServiceProcess.start("messaging", environment: environment))
+                }
+                var routes = ["/rendezvous.identity.": identity.port, "/rendezvous.discovery.": discovery.port]
+                if let first = messaging.first { routes["/rendezvous.messaging."] = first.port }
+                let edge = withEdge ? try await NginxEdge.start(routes: routes) : nil
+                return DiscoveryStack(identity: identity, discovery: discovery, messaging: messaging, edge: edge)
             } catch {
+                for instance in messaging { await instance.stop() }
                 await discovery.stop()
                 throw error
             }
@@ -52,10 +71,14 @@ package final class DiscoveryStack: Sendable {
     }
 
     /// Both processes' logs, for a failure's report.
-    package var logs: String { "discovery log:\n\(discovery.log)\nidentity log:\n\(identity.log)" }
+    package var logs: String {
+        messaging.enumerated().map { "messaging \($0.offset) log:\n\($0.element.log)\n" }.joined()
+            + "discovery log:\n\(discovery.log)\nidentity log:\n\(identity.log)"
+    }
 
     package func stop() async {
         edge?.stop()
+        for instance in messaging { await instance.stop() }
         await discovery.stop()
         await identity.stop()
     }

@@ -57,6 +57,19 @@ import Testing
         }
     }
 
+    /// Messaging spells no reason as text either: every one comes from `Messaging.ErrorReason`.
+    @Test func messagingNamesNoReasonAsText() throws {
+        let root = RepositoryPaths.root.appendingPathComponent("Services/Messaging")
+        var files = 0
+        for (file, text) in try Self.swiftSources(root) {
+            files += 1
+            for (_, reason) in Self.spelledReasons(text) {
+                Issue.record("\(file): reason \(reason) spelled as text; use Messaging.ErrorReason")
+            }
+        }
+        #expect(files > 10)
+    }
+
     static func swiftSources(_ folder: URL) throws -> [(String, String)] {
         let files = FileManager.default.enumerator(at: folder, includingPropertiesForKeys: nil)?
             .compactMap { $0 as? URL }.filter { $0.pathExtension == "swift" } ?? []

@@ -4,7 +4,8 @@ import RPC
 import Synchronization
 import Testing
 
-/// Every wrapper of Profiles, Safety, Membership, Discovery, GroupSessions and production's services against a server that is always
+/// Every wrapper of Profiles, Safety, Membership, Discovery, GroupSessions, Messaging and production's services against a
+/// server that is always
 /// UNAVAILABLE: it calls its own RPC, is sent as many times as its idempotency allows (reads and
 /// server-idempotent writes until the policy gives up, other writes once), and carries the
 /// session's token exactly when the method needs one.
@@ -161,6 +162,15 @@ import Testing
         Rule(path: "Identity/SignUpWithEmail", sending: .once, needsSession: false) {
             _ = try await $0.identity.signUpWithEmail("maya@example.com", password: "correct horse battery", referralCode: "EXT7K2")
         },
+
+        Rule(path: "Messaging/ListConversations", sending: .retried, needsSession: true) { _ = try await $0.messaging.conversations() },
+        Rule(path: "Messaging/GetConversation", sending: .retried, needsSession: true) { _ = try await $0.messaging.conversation(id) },
+        Rule(path: "Messaging/SendMessage", sending: .retried, needsSession: true) {
+            _ = try await $0.messaging.send(text: "hi", in: id)
+        },
+        Rule(path: "Messaging/ListMessages", sending: .retried, needsSession: true) { _ = try await $0.messaging.messages(in: id) },
+        Rule(path: "Messaging/MarkRead", sending: .retried, needsSession: true) { try await $0.messaging.markRead(in: id) },
+        Rule(path: "Messaging/GetUnreadCount", sending: .retried, needsSession: true) { _ = try await $0.messaging.unreadCount() },
     ]
 
     @Test(arguments: rules)
@@ -237,6 +247,8 @@ final class UnavailableServer: Sendable {
         PointsClient.serviceName: ["GetBalance", "ListEntries"],
         GroupSessionsClient.serviceName: ["ListCategories", "CreateSession", "JoinSession", "GetSession", "GetDeck", "LikeOption",
                                           "CloseSession", "ListSessions"],
+        MessagingClient.serviceName: ["ListConversations", "GetConversation", "SendMessage", "ListMessages", "MarkRead",
+                                      "GetUnreadCount"],
     ]
 
     private let recorder: Recorder

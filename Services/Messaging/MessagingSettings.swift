@@ -1,0 +1,67 @@
+import Foundation
+import Runtime
+
+/// Messaging's own settings, from the environment (a bad value stops start-up naming it).
+struct MessagingSettings: Sendable {
+    /// Apps whose access tokens messaging accepts (`RV_MESSAGING_APPS`).
+    var apps: Set<String> = ["elite", "firstdate", "swivo", "unseen", "momento"]
+    /// Where identity answers (`RV_IDENTITY_ADDRESS`, host:port): signing keys, tiers, events.
+    var identity = Address(host: "127.0.0.1", port: 7101)
+    /// Where discovery answers (`RV_DISCOVERY_ADDRESS`, host:port): MatchCreated and MatchEnded.
+    var discovery = Address(host: "127.0.0.1", port: 7102)
+    /// Events a realtime subscriber may have waiting before it is cut off as too slow
+    /// (`RV_MESSAGING_STREAM_BUFFER`, 1-100000).
+    var streamBuffer = 256
+    /// How long realtime events stay resumable (`RV_MESSAGING_REALTIME_RETENTION`, seconds;
+    /// default 7 days), and how often older ones are pruned (`RV_MESSAGING_PRUNE_INTERVAL`,
+    /// seconds; default 1 hour).
+    var realtimeRetention: Duration = .seconds(7 * 86_400)
+    var pruneInterval: Duration = .seconds(3_600)
+
+    struct Address: Sendable {
+        var host: String
+        var port: Int
+    }
+
+    static let appsVariable = "RV_MESSAGING_APPS"
+    static let identityAddressVariable = "RV_IDENTITY_ADDRESS"
+    static let discoveryAddressVariable = "RV_DISCOVERY_ADDRESS"
+    static let streamBufferVariable = "RV_MESSAGING_STREAM_BUFFER"
+    static let retentionVariable = "RV_MESSAGING_REALTIME_RETENTION"
+    static let pruneIntervalVariable = "RV_MESSAGING_PRUNE_INTERVAL"
+
+    static func load(from environment: EnvironmentReader) throws(ConfigurationError) -> MessagingSettings {
+        var settings = MessagingSettings()
+        if let text = environment[appsVariable] {
+            settings.apps = Set(text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+                .filter { !$0.isEmpty })
+            guard !settings.apps.isEmpty else { throw ConfigurationError(variable: appsVariable, message: "names no app") }
+        }
+        if let text = environment[identityAddressVariable] { settings.identity = try address(text, identityAddressVariable) }
+        if let text = environment[discoveryAddressVariable] { settings.discovery = try address(text, discoveryAddressVariable) }
+        if let text = environment[streamBufferVariable] {
+            guard let size = Int(text), (1...100_000).contains(size) else {
+                throw ConfigurationError(variable: streamBufferVariable, message: "must be a number from 1 to 100000")
+            }
+            settings.streamBuffer = size
+        }
+        if let text = environment[retentionVariable] { settings.realtimeRetention = try seconds(text, retentionVariable) }
+        if let text = environment[pruneIntervalVariable] { settings.pruneInterval = try seconds(text, pruneIntervalVariable) }
+        return settings
+    }
+
+    private static func seconds(_ text: String, _ variable: String) throws(ConfigurationError) -> Duration {
+        guard let value = Double(text), value > 0, value <= 365 * 86_400 else {
+            throw ConfigurationError(variable: variable, message: "must be a number of seconds above 0")
+        }
+        return .milliseconds(Int64(value * 1000))
+    }
+
+    private static func address(_ text: String, _ variable: String) throws(ConfigurationError) -> Address {
+        guard let colon = text.lastIndex(of: ":"), colon != text.startIndex,
+              let port = Int(text[text.index(after: colon)...]), (1...65535).contains(port) else {
+            throw ConfigurationError(variable: variable, message: "must be host:port")
+        }
+        return Address(host: String(text[..<colon]), port: port)
+    }
+}

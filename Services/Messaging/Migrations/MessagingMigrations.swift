@@ -1,0 +1,77 @@
+import Postgres
+import Runtime
+
+/// Schema `messaging`: conversations (one per match, from discovery's events), their members'
+/// read markers, messages, the blocks identity reported, the event cursors of the streams
+/// followed, and the realtime outbox each user's stream is served from.
+enum MessagingMigrations {
+    static func all() throws -> [Migration] {
+        let realtime = try RealtimeFeed.outbox()
+        return [
+            Migration(version: 1, name: "conversations and messages", sql: """
+                CREATE TABLE messaging.conversations (
+                    id uuid PRIMARY KEY,
+                    app text NOT NULL,
+                    matched_at timestamptz NOT NULL,
+                    super_like boolean NOT NULL DEFAULT false,
+                    closed_at timestamptz,
+                    close_reason smallint NOT NULL DEFAULT 0,
+                    last_sequence bigint NOT NULL DEFAULT 0,
+                    last_activity_at timestamptz NOT NULL
+                );
+                CREATE TABLE messaging.members (
+                    account_id uuid NOT NULL,
+                    conversation_id uuid NOT NULL REFERENCES messaging.conversations (id) ON DELETE CASCADE,
+                    other_id uuid NOT NULL,
+                    read_through bigint NOT NULL DEFAULT 0,
+                    PRIMARY KEY (account_id, conversation_id)
+                );
+                CREATE INDEX members_by_conversation ON messaging.members (conversation_id);
+                CREATE TABLE messaging.messages (
+                    id uuid PRIMARY KEY,
+                    conversation_id uuid NOT NULL REFERENCES messaging.conversations (id) ON DELETE CASCADE,
+                    sequence bigint NOT NULL,
+                    sender_id uuid NOT NULL,
+                    client_message_id text NOT NULL,
+                    text text,
+                    media_id uuid,
+                    sent_at timestamptz NOT NULL DEFAULT clock_timestamp(),
+                    CHECK ((text IS NULL) <> (media_id IS NULL)),
+                    UNIQUE (conversation_id, sequence),
+                    UNIQUE (conversation_id, sender_id, client_message_id)
+                );
+                CREATE TABLE messaging.blocks (
+                    blocker_id uuid NOT NULL,
+                    blocked_id uuid NOT NULL,
+                    PRIMARY KEY (blocker_id, blocked_id)
+                );
+                """),
+            Migration(version: 2, name: "event cursors", sql: EventConsumer.ddl(schema: "messaging")),
+        ] + realtime.migrations(from: 3) + [
+            Migration(version: 5, name: "realtime by recipient", sql: """
+                CREATE INDEX realtime_by_recipient ON messaging.realtime (aggregate_id, cursor);
+                """),
+            Migration(version: 6, name: "realtime retention", sql: """
+                CREATE INDEX realtime_by_occurred_at ON messaging.realtime (occurred_at);
+                CREATE TABLE messaging.realtime_retention (
+                    id integer PRIMARY KEY CHECK (id = 1),
+                    -- The highest cursor pruned: a stream cannot resume from below it.
+                    pruned_through bigint NOT NULL DEFAULT 0
+                );
+                INSERT INTO messaging.realtime_retention (id) VALUES (1);
+                """),
+            Migration(version: 7, name: "icebreakers", sql: """
+                CREATE TABLE messaging.member_tastes (
+                    account_id uuid PRIMARY KEY,
+                    cuisines text[] NOT NULL DEFAULT '{}'
+                );
+                CREATE TABLE messaging.icebreakers (
+                    conversation_id uuid PRIMARY KEY REFERENCES messaging.conversations (id) ON DELETE CASCADE,
+                    starters text[] NOT NULL,
+                    source text NOT NULL,
+                    generated_at timestamptz NOT NULL DEFAULT now()
+                );
+                """),
+        ]
+    }
+}

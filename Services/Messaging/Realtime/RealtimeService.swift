@@ -1,0 +1,67 @@
+import Auth
+import Contracts
+import Foundation
+import Postgres
+import RPC
+
+/// `rendezvous.messaging.v1.Realtime`: the caller's stream — what it missed after its cursor
+/// (from the outbox), then Ready, then live events from this instance's hub. Rules are
+/// documented in realtime.proto.
+struct RealtimeService: RealtimeProvider {
+    let pool: PostgresPool
+    let tiers: TierCatalog
+    let feed: RealtimeFeed
+    let hub: RealtimeHub
+    /// Events read per replay query.
+    var replayBatch = 256
+
+    func subscribe(_ request: Realtime.SubscribeRequest, writer: ResponseWriter<Realtime.RealtimeEvent>,
+                   context: ServerCallContext) async throws {
+        let caller = try context.requireAccount()
+        let account = try caller.accountUUID()
+        guard request.afterCursor >= 0 else { throw MessagingError.invalidCursor }
+        let receipts = try await tiers.showsReadReceipts(app: caller.app, tier: caller.tier)
+        func shown(_ event: Realtime.RealtimeEvent) -> Bool {
+            if case .readReceipt? = event.event { return receipts }
+            return true
+        }
+        // Registered before the replay: whatever the hub dispatches from here on is buffered
+        // for this stream while the replay reads everything up to the position it started at.
+        let subscription = hub.subscribe(account)
+        // The stream lasts as long as the token it was opened with: then UNAUTHENTICATED
+        // TOKEN_EXPIRED, and the app resumes with a fresh one (a signed-out session cannot).
+        let expiry = TokenExpiry.seconds(of: context).map { expiresAt in
+            Task {
+                let left = Double(expiresAt) - Date().timeIntervalSince1970
+                if left > 0 {
+                    do { try await Task.sleep(for: .milliseconds(Int64(left * 1000))) } catch { return }
+                }
+                subscription.end(throwing: MessagingError.tokenExpired)
+            }
+        }
+        defer { expiry?.cancel() }
+        var last = request.afterCursor
+        if last > 0 {
+            let resumable = try await pool.withConnection { try await feed.resumableCursors(on: $0) }
+            guard last < resumable.upperBound else { throw MessagingError.invalidCursor }
+            guard last >= resumable.lowerBound else { throw MessagingError.cursorExpired }
+            while last < subscription.position {
+                let batch = try await pool.withConnection { [last] connection in
+                    try await feed.events(for: account, after: last, through: subscription.position, limit: replayBatch,
+                                          on: connection)
+                }
+                for event in batch where shown(event) { try await writer.write(event) }
+                guard let end = batch.last?.cursor, batch.count == replayBatch else { break }
+                last = end
+            }
+        }
+        last = max(last, subscription.position)
+        var ready = Realtime.RealtimeEvent()
+        ready.event = .ready(Realtime.Ready(cursor: last))
+        try await writer.write(ready)
+        for try await event in subscription.events where event.cursor > last {
+            if shown(event) { try await writer.write(event) }
+            last = event.cursor
+        }
+    }
+}
