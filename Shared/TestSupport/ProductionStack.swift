@@ -28,6 +28,7 @@ package final class ProductionStack: Sendable {
     package static func start(withEdge: Bool = false, withDiscovery: Bool = false,
                               showApps: String = "firstdate,elite") async throws -> ProductionStack {
         try await TestDatabase.makePool(TestDatabase.configuration(role: "production", poolSize: 1)).close()
+        try await clearOldTestRuns()
         // Each follows the other (production: identity's keys and revocations; identity:
         // production's submitted applications), so production's port is chosen first.
         let productionPort = try LocalPort.free()
@@ -88,5 +89,37 @@ package final class ProductionStack: Sendable {
         await production.stop()
         await discovery?.stop()
         await identity.stop()
+    }
+}
+
+extension ProductionStack {
+    /// Clears what earlier runs of the tests left in production's schema (older than an hour, so
+    /// suites running now keep theirs): season numbers are few (1-999 per app) and a long-lived
+    /// development database would run out. Consent records are insert-only even for the service
+    /// (a trigger), so this runs as the admin with triggers off (`session_replication_role`),
+    /// which only a superuser can do: no service role could.
+    package static func clearOldTestRuns() async throws {
+        let admin = try await TestDatabase.makeAdminPool()
+        defer { admin.close() }
+        try await admin.withTransaction { connection in
+            guard try await !connection.query("SELECT 1 FROM information_schema.tables WHERE table_schema = 'production' AND table_name = 'seasons'").isEmpty else {
+                return
+            }
+            try await connection.query("SET LOCAL session_replication_role = replica")
+            try await connection.executeScript("""
+                CREATE TEMP TABLE old_seasons ON COMMIT DROP AS
+                    SELECT id FROM production.seasons WHERE created_at < now() - interval '1 hour';
+                CREATE TEMP TABLE old_episodes ON COMMIT DROP AS
+                    SELECT id FROM production.episodes WHERE season_id IN (SELECT id FROM old_seasons);
+                DELETE FROM production.consent_records WHERE episode_id IN (SELECT id FROM old_episodes);
+                DELETE FROM production.outfits WHERE episode_id IN (SELECT id FROM old_episodes);
+                DELETE FROM production.content_scripts WHERE episode_id IN (SELECT id FROM old_episodes);
+                DELETE FROM production.ledger_entries WHERE season_id IN (SELECT id FROM old_seasons)
+                    OR episode_id IN (SELECT id FROM old_episodes);
+                UPDATE production.applications SET episode_id = NULL WHERE episode_id IN (SELECT id FROM old_episodes);
+                DELETE FROM production.episodes WHERE id IN (SELECT id FROM old_episodes);
+                DELETE FROM production.seasons WHERE id IN (SELECT id FROM old_seasons);
+                """)
+        }
     }
 }

@@ -166,6 +166,9 @@ struct EpisodeAndConsentTests {
         #expect(version.versionHash == expected)
         #expect(try await people.consent.publishConsentText(.init(text: text), options: host.bearer) == version)
         #expect(try await people.consent.getCurrentConsentText(.init(), options: viewer.bearer) == version)
+        // Another app may adopt the very same text: versions are per app.
+        let eliteAdmin = try await people.join("elite", as: "admin")
+        #expect(try await people.consent.publishConsentText(.init(text: text), options: eliteAdmin.bearer).versionHash == version.versionHash)
         var failure = await reason { _ = try await people.consent.publishConsentText(.init(text: "mine"), options: viewer.bearer) }
         #expect(failure?.reason == "PRODUCER_ONLY")
 

@@ -35,8 +35,8 @@ enum ConsentStore {
         try await connection.query("SELECT pg_advisory_xact_lock(hashtext('production.consent_text.' || $1))", [.text(app)])
         let hash = versionHash(of: text)
         if let current = try await current(app: app, on: connection), current.versionHash == hash { return current }
-        let earlier = try await connection.query("SELECT 1 FROM production.consent_text_versions WHERE version_hash = $1",
-                                                 [.text(hash)])
+        let earlier = try await connection.query(
+            "SELECT 1 FROM production.consent_text_versions WHERE app = $1 AND version_hash = $2", [.text(app), .text(hash)])
         guard earlier.isEmpty else {
             throw ProductionError.invalid("this text was an earlier version; a superseded text does not return")
         }

@@ -15,7 +15,8 @@ enum ProductionMigrations {
         let outbox = try Outbox(schema: "production")
         return [casting, appendOnlyGuard, consent, ledger, points] + outbox.migrations(from: 6)
             + [outbox.occurredAtIndexMigration(version: 8), studio,
-               Migration(version: 10, name: "event cursors", sql: EventConsumer.ddl(schema: "production")), dates]
+               Migration(version: 10, name: "event cursors", sql: EventConsumer.ddl(schema: "production")), dates,
+               consentTextPerApp]
     }
 
     static let casting = Migration(version: 1, name: "seasons, episodes and applications", sql: """
@@ -278,6 +279,15 @@ enum ProductionMigrations {
             updated_at timestamptz NOT NULL DEFAULT now(),
             UNIQUE (episode_id, platform)
         );
+        """)
+
+    /// A consent text's version is its hash within its app: two apps may adopt the same text.
+    static let consentTextPerApp = Migration(version: 12, name: "consent text versions per app", sql: """
+        ALTER TABLE production.consent_records DROP CONSTRAINT consent_records_consent_text_version_fkey;
+        ALTER TABLE production.consent_text_versions DROP CONSTRAINT consent_text_versions_pkey,
+            ADD PRIMARY KEY (app, version_hash);
+        ALTER TABLE production.consent_records ADD FOREIGN KEY (app, consent_text_version)
+            REFERENCES production.consent_text_versions (app, version_hash);
         """)
 
     static let points = Migration(version: 5, name: "points ledger", sql: """
