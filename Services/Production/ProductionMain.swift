@@ -23,7 +23,7 @@ struct ProductionMain {
             let settings = try ProductionSettings.load(from: context.environment)
             let credential = try context.environment.serviceCredential()
             if credential == nil {
-                context.logger.warning("\(EnvironmentReader.serviceNameVariable) is not set: identity's revocations cannot be followed")
+                context.logger.warning("\(EnvironmentReader.serviceNameVariable) is not set: identity's revocations and deletions cannot be followed")
             }
             let accepted = try context.environment.acceptedServiceCredentials()
             let pool = try await context.makePostgresPool(schema: "production", migrations: try ProductionMigrations.all())
@@ -36,6 +36,16 @@ struct ProductionMain {
             let server = ProductionServer(pool: pool, settings: settings, identity: identity, outbox: outbox,
                                           notifier: notifier, accepted: accepted, revocations: context.revocations)
             context.followRevocations(identity: identity, credential: credential)
+            // An account's deletion removes its application, dates and points (identity's events).
+            if credential != nil {
+                let deletions = AccountDeletions()
+                let accounts = try EventConsumer(source: AccountDeletions.source, schema: "production", pool: pool, client: identity,
+                                                 types: AccountDeletions.eventTypes, credential: credential,
+                                                 logger: context.logger) { event, connection in
+                    try await deletions.apply(event, on: connection)
+                }
+                context.addBackgroundJob("identity events") { await accounts.run() }
+            }
             // Matches for dates come from discovery's events (RV_DISCOVERY_ADDRESS).
             if let address = context.environment[MatchProjection.addressVariable] {
                 let (host, port) = try EnvironmentReader.hostAndPort(address, variable: MatchProjection.addressVariable)

@@ -176,3 +176,45 @@ struct LedgerAndPointsTests {
         #expect(try await people.points.getBalance(.init(), options: initiate.bearer).points == 110)
     }
 }
+
+/// An account's deletion (identity's AccountDeleted) as production applies it.
+@Suite(.productionServices)
+struct AccountDeletionTests {
+    @Test func aDeletedAccount_losesItsApplicationAndPoints_butItsConsentStays() async throws {
+        let people = try await ProductionPeople.make()
+        defer { people.close() }
+        let host = try await people.join(as: "host")
+        var episode = try await people.confirmDeal(of: try await people.episode(by: host), by: host)
+        episode = try await people.episodes.advanceProduction(.init(episodeID: episode.id, status: .casting), options: host.bearer)
+        let (application, talent) = try await people.cast(try await people.join(), legalName: "Gone Person", in: episode, by: host)
+        let record = try await people.captureConsent(.init(episodeID: episode.id, participantAccountID: talent.id,
+                                                           typedName: "Gone Person", signatureMediaID: "sig"), by: host)
+        let initiate = try await people.join("unseen")
+        let messaging = CallOptions.service(try ServiceCredential(name: "messaging", secret: ProductionStack.messagingSecret))
+        _ = try await people.points.award(.init(app: "unseen", accountID: initiate.id, encounterID: "e1", reason: .courage),
+                                          options: messaging)
+
+        for person in [talent, initiate] { _ = try await people.identity.deleteAccount(.init(), options: person.bearer) }
+        let deadline = ContinuousClock.now + .seconds(15)
+        var left: (applications: Int64, points: Int64) = (1, 1)
+        while ContinuousClock.now < deadline {
+            left = try await people.admin.withConnection { connection in
+                (try await connection.query("SELECT count(*)::int8 FROM production.applications WHERE id = $1::uuid",
+                                            [.text(application.id)])[0].decode(0, as: Int64.self),
+                 try await connection.query("SELECT count(*)::int8 FROM production.points_entries WHERE account_id = $1::uuid",
+                                            [.text(initiate.id)])[0].decode(0, as: Int64.self))
+            }
+            if left == (0, 0) { break }
+            try await Task.sleep(for: .milliseconds(25))
+        }
+        #expect(left.applications == 0 && left.points == 0)
+        // The signed record is kept: the law asks for it, whatever happens to the account.
+        let records = try await people.consent.listConsentRecords(.init(episodeID: episode.id), options: host.bearer).records
+        #expect(records.map(\.id) == [record.id])
+        #expect(try await people.episodes.getEpisode(.init(episodeID: episode.id), options: host.bearer).episode?.castAccountIDs == [])
+    }
+}
+
+extension Production.EpisodeView {
+    var episode: Production.Episode? { if case .episode(let episode)? = view { episode } else { nil } }
+}
