@@ -1,0 +1,17 @@
+import Contracts
+import Runtime
+
+/// Messaging's view of the shared tier catalog: UNAVAILABLE IDENTITY_UNAVAILABLE when identity
+/// cannot be asked.
+typealias TierCatalog = Runtime.TierCatalog<MessagingError>
+
+extension Runtime.TierCatalog where Failure == MessagingError {
+    convenience init(client: MembershipClient) {
+        self.init(client: client, unavailable: .identityUnavailable)
+    }
+
+    /// Whether a member of `tier` sees read receipts.
+    func showsReadReceipts(app: String, tier: String) async throws(MessagingError) -> Bool {
+        try await entitlements(app: app, tier: tier).entitlements.readReceipts
+    }
+}
