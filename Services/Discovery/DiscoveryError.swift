@@ -18,6 +18,7 @@ enum DiscoveryError: Error, Sendable, Equatable, RPCErrorConvertible {
     case accountNotFound
     case identityUnavailable
     case tierRequired(feature: String, tier: String)
+    case invalidContacts(String)
 
     var rpcError: RPCError {
         switch self {
@@ -53,6 +54,8 @@ enum DiscoveryError: Error, Sendable, Equatable, RPCErrorConvertible {
         case .tierRequired(let feature, let tier):
             RPCError(Discovery.ErrorReason.tierRequired, message: "\(feature) is not part of your membership",
                      details: ["feature": feature, "tier": tier])
+        case .invalidContacts(let message):
+            RPCError(Discovery.ErrorReason.invalidContacts, message: message)
         case .identityUnavailable:
             RPCError(Discovery.ErrorReason.identityUnavailable, message: "tiers are unavailable; try again shortly")
         }

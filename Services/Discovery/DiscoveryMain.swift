@@ -33,7 +33,8 @@ struct DiscoveryMain {
             context.onShutdown("identity client") { identity.close() }
 
             let server = DiscoveryServer(pool: pool, settings: settings, identity: identity, outbox: outbox,
-                                         notifier: notifier, accepted: accepted, revocations: context.revocations)
+                                         notifier: notifier, accepted: accepted, revocations: context.revocations,
+                                         credential: credential)
             context.followRevocations(identity: identity, credential: credential)
             let projection = try EventConsumer(source: "identity", schema: "discovery", pool: pool, client: identity,
                                                types: ProfileProjection.eventTypes, credential: credential,

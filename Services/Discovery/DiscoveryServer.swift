@@ -14,10 +14,12 @@ struct DiscoveryServer: Sendable {
     let projection: ProfileProjection
 
     init(pool: PostgresPool, settings: DiscoverySettings, identity: RPCClient, outbox: Outbox, notifier: OutboxNotifier,
-         accepted: ServiceCredentials, revocations: RevocationList?) {
+         accepted: ServiceCredentials, revocations: RevocationList?, credential: ServiceCredential?) {
         let matches = MatchStore(outbox: outbox)
         let discovery = DiscoveryService(pool: pool, tiers: TierCatalog(client: MembershipClient(client: identity)),
-                                         matches: matches, settings: settings)
+                                         matches: matches, settings: settings,
+                                         contacts: ContactMatcher(client: ContactsInternalClient(client: identity),
+                                                                  credential: credential))
         let events = EventStreamService(outbox: outbox, pool: pool, notifier: notifier)
         let sessions = GroupSessionsService(pool: pool, store: SessionStore(outbox: outbox, inviteLinkBase: settings.inviteLinkBase),
                                             events: events)

@@ -12,6 +12,8 @@ struct DiscoveryService: DiscoveryProvider {
     let tiers: TierCatalog
     let matches: MatchStore
     let settings: DiscoverySettings
+    /// Identity's hashed-contact matching, called with discovery's own credential (nil: none configured).
+    let contacts: ContactMatcher
 
     func getFeed(_ request: Discovery.GetFeedRequest, context: ServerCallContext) async throws -> Discovery.GetFeedResponse {
         let caller = try context.requireAccount()
@@ -202,6 +204,23 @@ struct DiscoveryService: DiscoveryProvider {
             try await MemberSettingsStore.startBoost(of: account, on: connection)
             return try await MemberSettingsStore.settings(of: account, boostsPerMonth: entitlements.boostsPerMonth, on: connection)
         }
+    }
+
+    func importContacts(_ request: Discovery.ImportContactsRequest, context: ServerCallContext) async throws
+        -> Discovery.ImportContactsResponse {
+        let caller = try context.requireAccount()
+        let account = try caller.accountUUID()
+        guard request.hashes.count <= ContactMatcher.maximumHashes else {
+            throw DiscoveryError.invalidContacts("at most \(ContactMatcher.maximumHashes) hashes per call")
+        }
+        guard request.hashes.allSatisfy(ContactMatcher.isHash) else {
+            throw DiscoveryError.invalidContacts("hashes are lowercase hex SHA-256 of the normalized email or E.164 phone")
+        }
+        let members = try await contacts.members(app: caller.app, hashes: Array(Set(request.hashes))).filter { $0 != account }
+        let added = try await pool.withTransaction { connection in
+            try await ConnectionStore.connect(account, with: members, source: .contacts, on: connection)
+        }
+        return Discovery.ImportContactsResponse(matched: Int32(members.count), connectionsAdded: Int32(added))
     }
 
     /// Unix seconds of the first instant of next month in UTC, when monthly allowances start again.

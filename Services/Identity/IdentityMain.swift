@@ -40,6 +40,9 @@ struct IdentityMain {
             if let callers = context.environment[DeviceSettings.pushTokenCallersVariable] {
                 settings.devices.pushTokenCallers = DeviceSettings.callers(parsing: callers)
             }
+            if let callers = context.environment[ContactsInternalService.callersVariable] {
+                settings.contactCallers = DeviceSettings.callers(parsing: callers)
+            }
             if settings.serviceCredentials.isEmpty {
                 context.logger.warning("\(EnvironmentReader.serviceCredentialsVariable) is not set: internal methods refuse every call")
             }

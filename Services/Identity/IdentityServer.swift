@@ -36,13 +36,15 @@ struct IdentityServer: Sendable {
                                        revocationList: revocations)
         let devices = DevicesService(pool: pool, settings: settings.devices)
         let devicesInternal = DevicesInternalService(pool: pool, settings: settings.devices, apps: settings.apps)
+        let contactsInternal = ContactsInternalService(pool: pool)
         let profiles = try ProfilesService.services(pool: pool, settings: settings, revocations: revocations)
         let membership = MembershipService(pool: pool, settings: settings, outbox: try Outbox(schema: "identity"),
                                            revocationList: revocations)
         let internalMethods = DevicesInternalService.internalMethods(callers: settings.devices.pushTokenCallers)
+            .merging(ContactsInternalService.internalMethods(callers: settings.contactCallers)) { _, contacts in contacts }
             .merging(extraInternalMethods) { _, extra in extra }
         let serviceInterceptor = ServiceAuthInterceptor(credentials: settings.serviceCredentials, methods: internalMethods)
-        return IdentityServer(services: [identity, devices, devicesInternal, membership] + profiles + extraServices,
+        return IdentityServer(services: [identity, devices, devicesInternal, contactsInternal, membership] + profiles + extraServices,
                               interceptor: AuthInterceptor(verifier: verifier,
                                                            publicMethods: IdentityService.publicMethods
                                                                .union(MembershipService.publicMethods).union(extraPublicMethods)

@@ -38,6 +38,8 @@ struct IdentitySettings: Sendable {
     var serviceCredentials = ServiceCredentials()
     /// Push token limits and the services that may read push tokens.
     var devices = DeviceSettings()
+    /// Services that may match hashed contacts (`RV_IDENTITY_CONTACT_CALLERS`; default discovery).
+    var contactCallers: Set<String> = ["discovery"]
     /// Roots (PEM) App Store signed transactions must chain to; nil: they are refused.
     /// `RV_IDENTITY_APPSTORE_ROOT_CERT_FILE`, see `AppStoreSettings`.
     var appStoreRootsPEM: [UInt8]?

@@ -28,6 +28,8 @@ public struct DiscoveryAPI: Sendable {
         static let updateSettings = GatewayMethod("Discovery/UpdateSettings", .idempotentWrite, .session)
         /// A repeat while the boost runs returns it and spends nothing.
         static let boost = GatewayMethod("Discovery/Boost", .idempotentWrite, .session)
+        /// Connections are a set: importing the same hashes again adds nothing.
+        static let importContacts = GatewayMethod("Discovery/ImportContacts", .idempotentWrite, .session)
     }
 
     private var stub: DiscoveryClient { DiscoveryClient(client: runner.rpc) }
@@ -109,6 +111,17 @@ public struct DiscoveryAPI: Sendable {
     public func boost(deadline: Duration? = nil) async throws(GatewayError) -> Discovery.DiscoverySettings {
         try await runner.run(Methods.boost, deadline: deadline) { [stub] options in
             try await stub.boost(.init(), options: options)
+        }
+    }
+
+    /// Connects the member with the people of their address book who are members too, from
+    /// hashes made on the device (`ContactHash`); at most 1,000 per call.
+    @discardableResult
+    public func importContacts(_ hashes: [String], deadline: Duration? = nil) async throws(GatewayError)
+        -> Discovery.ImportContactsResponse {
+        let request = Discovery.ImportContactsRequest(hashes: hashes)
+        return try await runner.run(Methods.importContacts, deadline: deadline) { [stub] options in
+            try await stub.importContacts(request, options: options)
         }
     }
 }

@@ -1,4 +1,5 @@
 import Contracts
+import CryptoCore
 import Foundation
 import RPC
 import TestSupport
@@ -84,5 +85,49 @@ import Testing
         #expect(cards.map(\.accountID).prefix(2) == [friendOfFriend.id, sharesTags.id])
         #expect(cards.first?.mutualConnections == 1)
         #expect(cards.dropFirst().first?.mutualConnections == 0)
+    }
+
+    @Test func importedContacts_connectMembers_byHashOnly_andRankMutualConnections() async throws {
+        let members = try await DiscoveryMembers.make()
+        defer { members.close() }
+        let here = (Double.random(in: -50...50), Double.random(in: -170...170))
+        let viewer = try await members.join("elite", location: here)
+        let friend = try await members.join("elite", location: here)
+        let stranger = try await members.join("elite", location: here)
+        let elsewhere = try await members.join("firstdate", location: here)
+        func hash(_ text: String) -> String {
+            SHA256Digest.hash(Array(text.utf8)).map { String($0, radix: 16).count == 1 ? "0" + String($0, radix: 16) : String($0, radix: 16) }
+                .joined()
+        }
+        func emailHash(of member: Member) async throws -> String {
+            let email = try await members.admin.withConnection { connection in
+                try await connection.query("SELECT email FROM identity.email_credentials WHERE account_id = $1::uuid",
+                                           [.text(member.id)])[0].decode(0, as: String.self)
+            }
+            return hash(email.lowercased())
+        }
+        let nobody = hash("nobody-\(UUID().uuidString)@example.com")
+        // The viewer's address book: the friend, a non-member, someone of another app, and themself.
+        let book = [try await emailHash(of: friend), nobody, try await emailHash(of: elsewhere), try await emailHash(of: viewer)]
+        var imported = try await members.discovery.importContacts(.init(hashes: book), options: viewer.bearer)
+        #expect(imported.matched == 1 && imported.connectionsAdded == 1)
+        imported = try await members.discovery.importContacts(.init(hashes: book), options: viewer.bearer)
+        #expect(imported.matched == 1 && imported.connectionsAdded == 0, "importing again adds nothing")
+        // The stranger knows the friend too: the viewer and the stranger now share a connection.
+        _ = try await members.discovery.importContacts(.init(hashes: [try await emailHash(of: friend)]), options: stranger.bearer)
+        let cards = try await members.feed(of: viewer)
+        #expect(cards.first { $0.accountID == stranger.id }?.mutualConnections == 1)
+        #expect(cards.first { $0.accountID == friend.id }?.mutualConnections == 0)
+        #expect(cards.first?.accountID == stranger.id, "a mutual connection ranks first")
+
+        for bad in [["not-a-hash"], [String(repeating: "A", count: 64)], Array(repeating: nobody, count: 1_001)] {
+            let failure = await reason { _ = try await members.discovery.importContacts(.init(hashes: bad), options: viewer.bearer) }
+            #expect(failure?.code == .invalidArgument && failure?.reason == "INVALID_CONTACTS")
+        }
+        let rows = try await members.admin.withConnection { connection in
+            try await connection.query("SELECT count(*)::int8 FROM discovery.connections WHERE account_id = $1::uuid",
+                                       [.text(viewer.id)])[0].decode(0, as: Int64.self)
+        }
+        #expect(rows == 1, "only the member found is kept, none of the address book")
     }
 }

@@ -97,6 +97,9 @@ import Testing
         Rule(path: "Discovery/GetSettings", sending: .retried, needsSession: true) { _ = try await $0.discovery.settings() },
         Rule(path: "Discovery/UpdateSettings", sending: .retried, needsSession: true) { _ = try await $0.discovery.setIncognito(true) },
         Rule(path: "Discovery/Boost", sending: .retried, needsSession: true) { _ = try await $0.discovery.boost() },
+        Rule(path: "Discovery/ImportContacts", sending: .retried, needsSession: true) {
+            try await $0.discovery.importContacts([ContactHash.email("maya@example.com")])
+        },
 
         Rule(path: "GroupSessions/ListCategories", sending: .retried, needsSession: true) { _ = try await $0.groupSessions.categories() },
         Rule(path: "GroupSessions/CreateSession", sending: .once, needsSession: true) {
@@ -236,7 +239,7 @@ final class UnavailableServer: Sendable {
                                  "ApproveMember", "RejectMember", "JoinWaitlist", "GetWaitlistPosition", "GetWaitlistCount"],
         IdentityClient.serviceName: ["SignUpWithEmail"],
         DiscoveryClient.serviceName: ["GetFeed", "Swipe", "GetQuota", "ListMatches", "Unmatch", "GetLikesReceived",
-                                      "GetTasteProfile", "GetSettings", "UpdateSettings", "Boost"],
+                                      "GetTasteProfile", "GetSettings", "UpdateSettings", "Boost", "ImportContacts"],
         CastingClient.serviceName: ["SaveApplication", "SubmitApplication", "GetMyApplication", "ListApplications", "GetApplication", "SetApplicationStatus", "AssignToEpisode"],
         EpisodesClient.serviceName: ["CreateSeason", "ListSeasons", "CreateEpisode", "GetEpisode", "ListEpisodes", "AdvanceDeal", "AdvanceProduction", "SetBehindTheGlass", "UpdateEpisode"],
         ConsentClient.serviceName: ["GetCurrentConsentText", "PublishConsentText", "CaptureConsent", "RevokeConsent", "ListConsentRecords", "ListMyConsentRecords"],

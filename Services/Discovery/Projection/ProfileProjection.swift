@@ -48,10 +48,7 @@ struct ProfileProjection: Sendable {
             let referral = try Membership.ReferralUsed(serializedBytes: event.payload)
             guard let referrer = UUID(uuidString: referral.referrerAccountID),
                   let redeemer = UUID(uuidString: referral.redeemerAccountID), referrer != redeemer else { return }
-            _ = try await connection.execute("""
-                INSERT INTO discovery.connections (account_id, other_id, source) VALUES ($1, $2, 1), ($2, $1, 1)
-                ON CONFLICT DO NOTHING
-                """, [.uuid(referrer), .uuid(redeemer)])
+            _ = try await ConnectionStore.connect(referrer, with: [redeemer], source: .referral, on: connection)
         case "AccountDeleted":
             let deletion = try Identity.AccountDeleted(serializedBytes: event.payload)
             guard let account = UUID(uuidString: deletion.accountID) else { return }

@@ -3,6 +3,27 @@ import Runtime
 
 /// Schema `identity`, oldest first. An applied migration never changes: add a new one.
 enum IdentityMigrations {
+    /// The hash a device computes of each contact (contacts.proto): lowercase hex SHA-256 of the
+    /// email lowercased and trimmed (password and verified provider emails), or of the E.164
+    /// phone; kept by the database beside each credential, indexed per app.
+    static let contactHashes = Migration(version: 43, name: "contact hashes", sql: """
+        -- convert_to is STABLE in general; to UTF-8 it is not going to change, and a generated
+        -- column needs an IMMUTABLE expression.
+        CREATE FUNCTION identity.contact_hash(text) RETURNS text LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+            AS $$ SELECT encode(sha256(convert_to($1, 'UTF8')), 'hex') $$;
+        ALTER TABLE identity.email_credentials ADD COLUMN contact_hash text
+            GENERATED ALWAYS AS (identity.contact_hash(lower(btrim(email)))) STORED;
+        CREATE INDEX email_credentials_by_contact ON identity.email_credentials (app, contact_hash);
+        ALTER TABLE identity.phone_credentials ADD COLUMN contact_hash text
+            GENERATED ALWAYS AS (identity.contact_hash(btrim(phone))) STORED;
+        CREATE INDEX phone_credentials_by_contact ON identity.phone_credentials (app, contact_hash);
+        ALTER TABLE identity.provider_credentials ADD COLUMN contact_hash text
+            GENERATED ALWAYS AS (CASE WHEN email_verified AND email IS NOT NULL
+                                      THEN identity.contact_hash(lower(btrim(email))) END) STORED;
+        CREATE INDEX provider_credentials_by_contact ON identity.provider_credentials (app, contact_hash)
+            WHERE contact_hash IS NOT NULL;
+        """)
+
     static func all() throws -> [Migration] {
         [
             Migration(version: 1, name: "accounts", sql: """
@@ -73,6 +94,7 @@ enum IdentityMigrations {
             try Outbox(schema: "identity").parallelWritersMigration(version: 41),
             // Where identity's consumers of other services' events (ApplicantEvents) stand.
             Migration(version: 42, name: "event cursors", sql: EventConsumer.ddl(schema: "identity")),
+            contactHashes,
         ]
     }
 }

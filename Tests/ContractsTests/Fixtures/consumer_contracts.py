@@ -13,7 +13,9 @@ A consumer states its expectations in one file, Shared/Contracts/Consumers/<cons
                "reads": ["field.path", ...]} ]} response fields the consumer reads
 
   step: {"rpc": ..., "request": {...}, "bearer": "${name}", "save": {"name": "field.path"}}
-  "${name}" in a request or bearer is a value saved by an earlier step, or ${random_hex64}.
+  "${name}" in a request or bearer is a value saved by an earlier step, or ${random_hex64} (${random_hex16});
+  "${name_sha256}" is the lowercase hex SHA-256 of saved value `name` trimmed and lowercased
+  (how devices hash a contact's email before sending it).
 
 Modes:
   static --proto-root DIR --consumers DIR
@@ -32,6 +34,7 @@ Exit 2 when protobuf, grpcio or a provider cannot be loaded or started.
 import argparse
 import glob
 import importlib
+import hashlib
 import json
 import os
 import re
@@ -158,8 +161,10 @@ def substitute(value, saved):
     if isinstance(value, str):
         def replace(match):
             name = match.group(1)
-            if name == "random_hex64":
-                return secrets.token_hex(32)
+            if name in ("random_hex16", "random_hex64"):
+                return secrets.token_hex(int(name[len("random_hex"):]) // 2)
+            if name.endswith("_sha256") and name[:-len("_sha256")] in saved:
+                return hashlib.sha256(saved[name[:-len("_sha256")]].strip().lower().encode("utf-8")).hexdigest()
             if name not in saved:
                 raise KeyError("no saved value ${%s}" % name)
             return saved[name]

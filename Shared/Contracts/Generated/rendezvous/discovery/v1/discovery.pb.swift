@@ -6,6 +6,61 @@ public import Wire
 
 /// The types of `rendezvous.discovery.v1` declared in rendezvous/discovery/v1/discovery.proto.
 public enum Discovery {
+    /// `rendezvous.discovery.v1.ImportContactsRequest`.
+    public struct ImportContactsRequest: ProtoMessage, Hashable {
+        /// `repeated string hashes = 1;`
+        public var hashes: [String] = []
+
+        public init() {}
+
+        public init(hashes: [String] = []) {
+            self.hashes = hashes
+        }
+
+        public func encode(to writer: inout ProtoWriter) {
+            for value in self.hashes { writer.writeString(field: 1, value) }
+        }
+
+        public mutating func decodeField(_ field: Int, from reader: inout ProtoReader) throws {
+            switch field {
+            case 1: try reader.readRepeatedString(into: &self.hashes)
+            default: try reader.skipField()
+            }
+        }
+    }
+
+    /// `rendezvous.discovery.v1.ImportContactsResponse`.
+    public struct ImportContactsResponse: ProtoMessage, Hashable {
+        /// Members of the app the hashes named (the caller excluded).
+        ///
+        /// `int32 matched = 1;`
+        public var matched: Int32 = 0
+        /// Of those, the ones not connected to the caller before.
+        ///
+        /// `int32 connections_added = 2;`
+        public var connectionsAdded: Int32 = 0
+
+        public init() {}
+
+        public init(matched: Int32 = 0, connectionsAdded: Int32 = 0) {
+            self.matched = matched
+            self.connectionsAdded = connectionsAdded
+        }
+
+        public func encode(to writer: inout ProtoWriter) {
+            if self.matched != 0 { writer.writeInt32(field: 1, self.matched) }
+            if self.connectionsAdded != 0 { writer.writeInt32(field: 2, self.connectionsAdded) }
+        }
+
+        public mutating func decodeField(_ field: Int, from reader: inout ProtoReader) throws {
+            switch field {
+            case 1: self.matched = try reader.readInt32()
+            case 2: self.connectionsAdded = try reader.readInt32()
+            default: try reader.skipField()
+            }
+        }
+    }
+
     /// Deal-breakers; an unset field does not filter.
     ///
     /// `rendezvous.discovery.v1.FeedFilters`.
@@ -1050,6 +1105,8 @@ public enum Discovery {
         public static let identityUnavailable = ErrorReason(rawValue: 13)
         /// A feature the caller's tier does not include (ErrorInfo.metadata: feature, tier).
         public static let tierRequired = ErrorReason(rawValue: 24)
+        /// More than 1,000 hashes, or one that is not a lowercase hex SHA-256.
+        public static let invalidContacts = ErrorReason(rawValue: 25)
         /// Group sessions (sessions.proto).
         public static let categoryNotFound = ErrorReason(rawValue: 14)
         public static let invalidJoinCode = ErrorReason(rawValue: 15)
@@ -1079,6 +1136,7 @@ public enum Discovery {
             case 12: "USER_NOT_FOUND"
             case 13: "IDENTITY_UNAVAILABLE"
             case 24: "TIER_REQUIRED"
+            case 25: "INVALID_CONTACTS"
             case 14: "CATEGORY_NOT_FOUND"
             case 15: "INVALID_JOIN_CODE"
             case 16: "INVALID_QUORUM"
@@ -1110,6 +1168,7 @@ public enum Discovery {
             case 12: .notFound
             case 13: .unavailable
             case 24: .permissionDenied
+            case 25: .invalidArgument
             case 14: .notFound
             case 15: .notFound
             case 16: .invalidArgument
@@ -1141,6 +1200,7 @@ public enum Discovery {
             case "USER_NOT_FOUND": self = .userNotFound
             case "IDENTITY_UNAVAILABLE": self = .identityUnavailable
             case "TIER_REQUIRED": self = .tierRequired
+            case "INVALID_CONTACTS": self = .invalidContacts
             case "CATEGORY_NOT_FOUND": self = .categoryNotFound
             case "INVALID_JOIN_CODE": self = .invalidJoinCode
             case "INVALID_QUORUM": self = .invalidQuorum
@@ -1214,6 +1274,15 @@ package protocol DiscoveryProvider: RPCService {
     ///
     /// `/rendezvous.discovery.v1.Discovery/Boost`, unary.
     func boost(_ request: Discovery.BoostRequest, context: ServerCallContext) async throws -> Discovery.DiscoverySettings
+
+    /// Connects the caller with the members of their app in their address book, from hashes
+    /// computed on the device (lowercase hex SHA-256 of the email lowercased and trimmed, or of
+    /// the E.164 phone; identity/v1/contacts.proto), at most 1,000 per call: each becomes a
+    /// connection both ways (source contacts), so mutual connections rank them. Nothing of the
+    /// address book is kept; re-importing later connects members who joined since.
+    ///
+    /// `/rendezvous.discovery.v1.Discovery/ImportContacts`, unary.
+    func importContacts(_ request: Discovery.ImportContactsRequest, context: ServerCallContext) async throws -> Discovery.ImportContactsResponse
 }
 
 extension DiscoveryProvider {
@@ -1250,6 +1319,9 @@ extension DiscoveryProvider {
         }
         router.unary(serviceName, "Boost") { (request: Discovery.BoostRequest, context) in
             try await self.boost(request, context: context)
+        }
+        router.unary(serviceName, "ImportContacts") { (request: Discovery.ImportContactsRequest, context) in
+            try await self.importContacts(request, context: context)
         }
     }
 }
@@ -1335,5 +1407,16 @@ package struct DiscoveryClient: Sendable {
     /// `/rendezvous.discovery.v1.Discovery/Boost`, unary.
     package func boost(_ request: Discovery.BoostRequest = Discovery.BoostRequest(), options: CallOptions = CallOptions()) async throws -> Discovery.DiscoverySettings {
         try await client.unary(path: "/rendezvous.discovery.v1.Discovery/Boost", request: request, options: options).message
+    }
+
+    /// Connects the caller with the members of their app in their address book, from hashes
+    /// computed on the device (lowercase hex SHA-256 of the email lowercased and trimmed, or of
+    /// the E.164 phone; identity/v1/contacts.proto), at most 1,000 per call: each becomes a
+    /// connection both ways (source contacts), so mutual connections rank them. Nothing of the
+    /// address book is kept; re-importing later connects members who joined since.
+    ///
+    /// `/rendezvous.discovery.v1.Discovery/ImportContacts`, unary.
+    package func importContacts(_ request: Discovery.ImportContactsRequest, options: CallOptions = CallOptions()) async throws -> Discovery.ImportContactsResponse {
+        try await client.unary(path: "/rendezvous.discovery.v1.Discovery/ImportContacts", request: request, options: options).message
     }
 }
