@@ -15,6 +15,7 @@ let package = Package(
         .executable(name: "db-bench-server", targets: ["DBBenchServer"]),
         .executable(name: "identity", targets: ["Identity"]),
         .executable(name: "discovery", targets: ["Discovery"]),
+        .executable(name: "media", targets: ["Media"]),
         .library(name: "Contracts", targets: ["Contracts"]),
         .library(name: "GatewayClient", targets: ["GatewayClient"]),
         .executable(name: "identity-bench", targets: ["IdentityBench"]),
@@ -83,6 +84,9 @@ let package = Package(
         .executableTarget(name: "Discovery", dependencies: ["Auth", "Contracts", "CryptoCore", "Postgres", "RPC", "Runtime"],
                           path: "Services/Discovery", swiftSettings: swiftSettings),
 
+        .executableTarget(name: "Media", dependencies: ["Auth", "Contracts", "CryptoCore", "Postgres", "RPC", "Runtime"],
+                          path: "Services/Media", swiftSettings: swiftSettings),
+
         .executableTarget(name: "DBBenchServer", dependencies: ["Runtime", "RPC", "Postgres", "Contracts", "Auth"],
                           path: "Tests/Benchmarks/DBBenchServer", swiftSettings: swiftSettings),
 
@@ -107,6 +111,8 @@ let package = Package(
         .testTarget(name: "IdentityTests", dependencies: ["Identity", "Auth", "Contracts", "CryptoCore", "Postgres", "RPC", "Runtime", "TestSupport"],
                     swiftSettings: swiftSettings),
         .testTarget(name: "DiscoveryTests", dependencies: ["Discovery", "Auth", "Contracts", "Postgres", "RPC", "Runtime", "TestSupport"],
+                    swiftSettings: swiftSettings),
+        .testTarget(name: "MediaTests", dependencies: ["Media", "Auth", "Contracts", "Postgres", "RPC", "Runtime", "TestSupport"],
                     swiftSettings: swiftSettings),
         .testTarget(name: "GatewayClientTests", dependencies: ["GatewayClient", "Contracts", "RPC", "TestSupport",
                                                             "CryptoCore", "HTTP2", "Wire", "Auth", "Runtime",

@@ -173,5 +173,13 @@ package enum ContractsMessageTypes {
         "rendezvous.identity.v1.WaitlistEntry": Membership.WaitlistEntry.self,
         "rendezvous.identity.v1.WaitlistMember": Membership.WaitlistMember.self,
         "rendezvous.identity.v1.WaitlistPosition": Membership.WaitlistPosition.self,
+        "rendezvous.media.v1.Blob": Media.Blob.self,
+        "rendezvous.media.v1.CreateUploadRequest": Media.CreateUploadRequest.self,
+        "rendezvous.media.v1.DownloadURL": Media.DownloadURL.self,
+        "rendezvous.media.v1.GetBlobRequest": Media.GetBlobRequest.self,
+        "rendezvous.media.v1.GetDownloadURLRequest": Media.GetDownloadURLRequest.self,
+        "rendezvous.media.v1.GetUploadRequest": Media.GetUploadRequest.self,
+        "rendezvous.media.v1.UploadChunk": Media.UploadChunk.self,
+        "rendezvous.media.v1.UploadStatus": Media.UploadStatus.self,
     ]
 }

@@ -1,0 +1,66 @@
+import Contracts
+import RPC
+
+/// Media's domain failures and the one place that decides their gRPC status and reason.
+enum MediaError: Error, Sendable, Equatable, RPCErrorConvertible {
+    case accountNotFound
+    case invalidKind
+    case invalidSize
+    case tooLarge(limit: Int64)
+    case unsupportedType(String)
+    case typeMismatch(declared: String, detected: String)
+    case imageTooLarge(width: Int, height: Int)
+    case invalidImage
+    case invalidUploadID
+    case uploadNotFound
+    case wrongOffset(received: Int64)
+    case incompleteUpload(received: Int64)
+    case uploadBusy
+    case invalidBlobID
+    case blobNotFound
+    case privateBlob
+    case invalidTTL
+
+    var rpcError: RPCError {
+        switch self {
+        case .accountNotFound:
+            RPCError(Platform.ErrorReason.malformedToken, message: "the token's subject is not an account id")
+        case .invalidKind:
+            RPCError(Media.ErrorReason.invalidKind, message: "kind must be PHOTO, CONSENT_SIGNATURE, RECEIPT or VIDEO_SELFIE")
+        case .invalidSize:
+            RPCError(Media.ErrorReason.invalidSize, message: "size must be at least 1 byte")
+        case .tooLarge(let limit):
+            RPCError(Media.ErrorReason.tooLarge, message: "the upload is larger than allowed", details: ["limit": String(limit)])
+        case .unsupportedType(let type):
+            RPCError(Media.ErrorReason.unsupportedType, message: "\(type) is not accepted for this kind")
+        case .typeMismatch(let declared, let detected):
+            RPCError(Media.ErrorReason.typeMismatch, message: "the bytes are \(detected), not \(declared)",
+                     details: ["declared": declared, "detected": detected])
+        case .imageTooLarge(let width, let height):
+            RPCError(Media.ErrorReason.imageTooLarge, message: "the image declares too many pixels",
+                     details: ["width": String(width), "height": String(height)])
+        case .invalidImage:
+            RPCError(Media.ErrorReason.invalidImage, message: "the image's dimensions cannot be read")
+        case .invalidUploadID:
+            RPCError(Media.ErrorReason.invalidUploadID, message: "upload_id is not a UUID")
+        case .uploadNotFound:
+            RPCError(Media.ErrorReason.uploadNotFound, message: "no such upload")
+        case .wrongOffset(let received):
+            RPCError(Media.ErrorReason.wrongOffset, message: "the upload continues at byte \(received)",
+                     details: ["received_bytes": String(received)])
+        case .incompleteUpload(let received):
+            RPCError(Media.ErrorReason.incompleteUpload, message: "the stream ended before the declared size",
+                     details: ["received_bytes": String(received)])
+        case .uploadBusy:
+            RPCError(Media.ErrorReason.uploadBusy, message: "another stream is writing this upload")
+        case .invalidBlobID:
+            RPCError(Media.ErrorReason.invalidBlobID, message: "blob_id is not a UUID")
+        case .blobNotFound:
+            RPCError(Media.ErrorReason.blobNotFound, message: "no such blob")
+        case .privateBlob:
+            RPCError(Media.ErrorReason.privateBlob, message: "this file is only for the app's hosts")
+        case .invalidTTL:
+            RPCError(Media.ErrorReason.invalidTtl, message: "ttl_seconds must be 0-86400")
+        }
+    }
+}

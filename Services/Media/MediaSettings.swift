@@ -1,0 +1,57 @@
+import Foundation
+import Runtime
+
+/// Media's own settings, from the environment (a bad value stops start-up naming it).
+struct MediaSettings: Sendable {
+    /// Apps whose access tokens media accepts (`RV_MEDIA_APPS`).
+    var apps: Set<String> = ["elite", "firstdate", "swivo", "unseen", "momento"]
+    /// Where identity answers (`RV_IDENTITY_ADDRESS`, host:port): signing keys, events.
+    var identityHost = "127.0.0.1"
+    var identityPort = 7101
+    /// The blob folder of the local filesystem backend (`RV_MEDIA_STORAGE_DIR`, default `.data/media`).
+    var storageDirectory = ".data/media"
+    /// The HMAC-SHA256 key of download URLs (`RV_MEDIA_URL_SECRET`, at least 32 bytes). Without it
+    /// a random key is made at start, so URLs stop working when the process restarts (and are not
+    /// shared between instances): development only.
+    var urlSecret: [UInt8]?
+    /// Roles that may download private kinds (`RV_MEDIA_PRIVATE_READER_ROLES`; default host, admin).
+    var privateReaderRoles: Set<String> = ["host", "admin"]
+
+    static let appsVariable = "RV_MEDIA_APPS"
+    static let identityAddressVariable = "RV_IDENTITY_ADDRESS"
+    static let storageDirectoryVariable = "RV_MEDIA_STORAGE_DIR"
+    static let urlSecretVariable = "RV_MEDIA_URL_SECRET"
+    static let privateReaderRolesVariable = "RV_MEDIA_PRIVATE_READER_ROLES"
+
+    static func load(from environment: EnvironmentReader) throws(ConfigurationError) -> MediaSettings {
+        var settings = MediaSettings()
+        if let text = environment[appsVariable] {
+            settings.apps = names(text)
+            guard !settings.apps.isEmpty else { throw ConfigurationError(variable: appsVariable, message: "names no app") }
+        }
+        if let text = environment[privateReaderRolesVariable] { settings.privateReaderRoles = names(text) }
+        if let directory = environment[storageDirectoryVariable] {
+            guard !directory.isEmpty else { throw ConfigurationError(variable: storageDirectoryVariable, message: "is empty") }
+            settings.storageDirectory = directory
+        }
+        if let secret = environment[urlSecretVariable] {
+            guard secret.utf8.count >= 32 else {
+                throw ConfigurationError(variable: urlSecretVariable, message: "must be at least 32 bytes")
+            }
+            settings.urlSecret = Array(secret.utf8)
+        }
+        if let address = environment[identityAddressVariable] {
+            guard let colon = address.lastIndex(of: ":"), let port = Int(address[address.index(after: colon)...]),
+                  (1...65535).contains(port), colon != address.startIndex else {
+                throw ConfigurationError(variable: identityAddressVariable, message: "must be host:port")
+            }
+            settings.identityHost = String(address[..<colon])
+            settings.identityPort = port
+        }
+        return settings
+    }
+
+    private static func names(_ text: String) -> Set<String> {
+        Set(text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }.filter { !$0.isEmpty })
+    }
+}

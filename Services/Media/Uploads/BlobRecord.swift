@@ -1,0 +1,40 @@
+import Contracts
+import Foundation
+import Postgres
+
+/// One row of `media.blobs`.
+struct BlobRecord: Sendable {
+    var id: UUID
+    var app: String
+    var ownerID: UUID
+    var kind: Media.BlobKind
+    var contentType: String
+    var size: Int64
+    var sha256: String
+    var width: Int32
+    var height: Int32
+    var createdAt: Int64
+
+    /// The columns `init(row:)` reads, in order.
+    static let columns = "id, app, owner_id, kind, content_type, size, sha256, width, height, "
+        + UnixMicroseconds.sql("created_at")
+
+    init(row: PostgresRow) throws {
+        id = try row.decode(0)
+        app = try row.decode(1)
+        ownerID = try row.decode(2)
+        kind = Media.BlobKind(rawValue: Int32(try row.decode(3, as: Int16.self)))
+        contentType = try row.decode(4)
+        size = try row.decode(5)
+        sha256 = try row.decode(6)
+        width = try row.decode(7)
+        height = try row.decode(8)
+        createdAt = try row.decode(9)
+    }
+
+    var message: Media.Blob {
+        Media.Blob(blobID: id.uuidString.lowercased(), ownerID: ownerID.uuidString.lowercased(), kind: kind,
+                   contentType: contentType, size: size, sha256: sha256, width: width, height: height,
+                   createdAt: Timestamp(microseconds: createdAt))
+    }
+}

@@ -1,0 +1,54 @@
+package import Foundation
+
+/// The real `identity` and `media` executables on the local Postgres, wired as `make run` wires
+/// them (media follows identity's events with a credential identity accepts), each test run with
+/// a blob folder of its own.
+package final class MediaStack: Sendable {
+    package static let mediaSecret = "media-tests-media-secret-0123456789abcdef"
+    package static let urlSecret = "media-tests-url-secret-0123456789abcdefghij"
+
+    package let identity: EndToEndServiceProcess
+    package let media: EndToEndServiceProcess
+    /// Where this media keeps its blobs (removed by `stop`).
+    package let storageDirectory: String
+    /// Media's HTTP/1.1 admin port (metrics, health and signed downloads).
+    package let mediaAdminPort: Int
+
+    private init(identity: EndToEndServiceProcess, media: EndToEndServiceProcess, storageDirectory: String, mediaAdminPort: Int) {
+        self.identity = identity
+        self.media = media
+        self.storageDirectory = storageDirectory
+        self.mediaAdminPort = mediaAdminPort
+    }
+
+    /// Starts both; fails with the db.sh hint when Postgres is down.
+    package static func start() async throws -> MediaStack {
+        try await TestDatabase.makePool(TestDatabase.configuration(role: "media", poolSize: 1)).close()
+        let identity = try await DiscoveryStack.startIdentity(credentials: "media=\(mediaSecret)")
+        let storage = NSTemporaryDirectory() + "media-tests-\(UUID().uuidString)"
+        let adminPort = try LocalPort.free()
+        do {
+            let media = try await EndToEndServiceProcess.start("media", environment: [
+                "RV_MEDIA_PORT": "0", "RV_MEDIA_ADMIN_PORT": String(adminPort),
+                "RV_PG_URL_MEDIA": DiscoveryStack.postgresURL(role: "media"),
+                "RV_IDENTITY_ADDRESS": "127.0.0.1:\(identity.port)", "RV_LOG_LEVEL": "warning",
+                "RV_SERVICE_NAME": "media", "RV_SERVICE_SECRET": mediaSecret,
+                "RV_MEDIA_STORAGE_DIR": storage, "RV_MEDIA_URL_SECRET": urlSecret,
+            ])
+            return MediaStack(identity: identity, media: media, storageDirectory: storage, mediaAdminPort: adminPort)
+        } catch {
+            await identity.stop()
+            try? FileManager.default.removeItem(atPath: storage)
+            throw error
+        }
+    }
+
+    /// Both processes' logs, for a failure's report.
+    package var logs: String { "media log:\n\(media.log)\nidentity log:\n\(identity.log)" }
+
+    package func stop() async {
+        await media.stop()
+        await identity.stop()
+        try? FileManager.default.removeItem(atPath: storageDirectory)
+    }
+}
