@@ -20,6 +20,11 @@ enum MediaError: Error, Sendable, Equatable, RPCErrorConvertible {
     case blobNotFound
     case privateBlob
     case invalidTTL
+    case photoLimitReached(maximum: Int32)
+    case photoRequired(minimum: Int32)
+    case notAPhoto
+    case invalidOrder
+    case invalidAccountID
 
     var rpcError: RPCError {
         switch self {
@@ -61,6 +66,18 @@ enum MediaError: Error, Sendable, Equatable, RPCErrorConvertible {
             RPCError(Media.ErrorReason.privateBlob, message: "this file is only for the app's hosts")
         case .invalidTTL:
             RPCError(Media.ErrorReason.invalidTtl, message: "ttl_seconds must be 0-86400")
+        case .photoLimitReached(let maximum):
+            RPCError(Media.ErrorReason.photoLimitReached, message: "a profile holds at most \(maximum) photos",
+                     details: ["maximum": String(maximum)])
+        case .photoRequired(let minimum):
+            RPCError(Media.ErrorReason.photoRequired, message: "a profile keeps at least \(minimum) photo(s)",
+                     details: ["minimum": String(minimum)])
+        case .notAPhoto:
+            RPCError(Media.ErrorReason.notAPhoto, message: "that is not one of your photos")
+        case .invalidOrder:
+            RPCError(Media.ErrorReason.invalidOrder, message: "blob_ids must list every photo of the set exactly once")
+        case .invalidAccountID:
+            RPCError(Media.ErrorReason.invalidAccountID, message: "account_id is not a UUID")
         }
     }
 }

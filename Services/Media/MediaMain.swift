@@ -49,8 +49,9 @@ struct MediaMain {
                                      accepted: accepted, revocations: context.revocations)
             context.followRevocations(identity: identity, credential: credential)
             let purge = try EventConsumer(source: "identity", schema: "media", pool: pool, client: identity,
-                                          types: AccountPurge.eventTypes, credential: credential,
+                                          types: AccountPurge.eventTypes + AccountProjection.eventTypes, credential: credential,
                                           logger: context.logger) { event, connection in
+                try await AccountProjection.apply(event, on: connection)
                 try await server.purge.apply(event, on: connection)
             }
             context.addBackgroundJob("identity events") { await purge.run() }

@@ -23,7 +23,8 @@ struct MediaServer: Sendable {
         let verifier = AccessTokenVerifier(configuration: .init(apps: settings.apps),
                                            source: IdentitySigningKeySource(client: IdentityClient(client: identity)))
         let auth = AuthInterceptor(verifier: verifier, publicMethods: serviceInterceptor.guardedMethods, revocations: revocations)
-        services = [media, events]
+        let photos = ProfilePhotosService(pool: pool, settings: settings)
+        services = [media, photos, events]
         interceptors = [serviceInterceptor, auth]
         downloads = DownloadHandler(pool: pool, storage: storage, signer: signer)
         purge = AccountPurge(storage: storage)

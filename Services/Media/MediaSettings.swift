@@ -17,7 +17,14 @@ struct MediaSettings: Sendable {
     /// Roles that may download private kinds (`RV_MEDIA_PRIVATE_READER_ROLES`; default host, admin).
     var privateReaderRoles: Set<String> = ["host", "admin"]
 
+    /// Profile photo limits per app (`RV_MEDIA_PHOTO_LIMITS`, `app:min-max` pairs separated by
+    /// commas); apps not named get `defaultPhotoLimits`. The minimum applies once onboarding is complete.
+    var photoLimits: [String: PhotoLimits] = ["elite": PhotoLimits(minimum: 0, maximum: 6),
+                                              "firstdate": PhotoLimits(minimum: 1, maximum: 9)]
+    static let defaultPhotoLimits = PhotoLimits(minimum: 0, maximum: 9)
+
     static let appsVariable = "RV_MEDIA_APPS"
+    static let photoLimitsVariable = "RV_MEDIA_PHOTO_LIMITS"
     static let identityAddressVariable = "RV_IDENTITY_ADDRESS"
     static let storageDirectoryVariable = "RV_MEDIA_STORAGE_DIR"
     static let urlSecretVariable = "RV_MEDIA_URL_SECRET"
@@ -28,6 +35,18 @@ struct MediaSettings: Sendable {
         if let text = environment[appsVariable] {
             settings.apps = names(text)
             guard !settings.apps.isEmpty else { throw ConfigurationError(variable: appsVariable, message: "names no app") }
+        }
+        if let text = environment[photoLimitsVariable] {
+            var limits: [String: PhotoLimits] = [:]
+            for pair in names(text) {
+                let parts = pair.split(separator: ":")
+                let bounds = parts.count == 2 ? parts[1].split(separator: "-").compactMap { Int32($0) } : []
+                guard bounds.count == 2, bounds[0] >= 0, bounds[1] >= max(1, bounds[0]), bounds[1] <= 50 else {
+                    throw ConfigurationError(variable: photoLimitsVariable, message: "must be app:min-max pairs, e.g. elite:0-6 (max 1-50)")
+                }
+                limits[String(parts[0])] = PhotoLimits(minimum: bounds[0], maximum: bounds[1])
+            }
+            settings.photoLimits = limits
         }
         if let text = environment[privateReaderRolesVariable] { settings.privateReaderRoles = names(text) }
         if let directory = environment[storageDirectoryVariable] {
@@ -51,7 +70,17 @@ struct MediaSettings: Sendable {
         return settings
     }
 
+    /// The photo limits of `app`.
+    func photoLimits(app: String) -> PhotoLimits { photoLimits[app] ?? Self.defaultPhotoLimits }
+
     private static func names(_ text: String) -> Set<String> {
         Set(text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }.filter { !$0.isEmpty })
     }
+}
+
+/// How many profile photos an account of an app keeps: at most `maximum`, and at least
+/// `minimum` once its onboarding is complete.
+struct PhotoLimits: Sendable, Equatable {
+    var minimum: Int32
+    var maximum: Int32
 }

@@ -19,12 +19,14 @@ struct User: Sendable {
 struct MediaUsers: Sendable {
     let identity: IdentityClient
     let media: MediaClient
+    let photos: ProfilePhotosClient
     let stack: MediaStack
 
     static func make() throws -> MediaUsers {
         let stack = try MediaHarness.running
+        let media = RPCClient(host: "127.0.0.1", port: stack.media.port)
         return MediaUsers(identity: IdentityClient(client: RPCClient(host: "127.0.0.1", port: stack.identity.port)),
-                          media: MediaClient(client: RPCClient(host: "127.0.0.1", port: stack.media.port)), stack: stack)
+                          media: MediaClient(client: media), photos: ProfilePhotosClient(client: media), stack: stack)
     }
 
     func close() {

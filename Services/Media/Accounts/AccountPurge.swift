@@ -19,6 +19,7 @@ struct AccountPurge: Sendable {
             DELETE FROM media.uploads WHERE owner_id = $1 AND blob_id IS NULL RETURNING id
             """, [.uuid(account)]).map { try $0.decode(0) }
         for upload in uploads { try await storage.deletePart(upload) }
+        _ = try await connection.execute("DELETE FROM media.accounts WHERE account_id = $1", [.uuid(account)])
         let contents: [String] = try await connection.query("""
             DELETE FROM media.blobs WHERE owner_id = $1 RETURNING sha256
             """, [.uuid(account)]).map { try $0.decode(0) }

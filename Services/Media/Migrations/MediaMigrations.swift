@@ -3,6 +3,21 @@ import Runtime
 
 /// Schema `media`: uploads in progress, blobs, the event cursor on identity and media's outbox.
 enum MediaMigrations {
+    static let profilePhotos = Migration(version: 6, name: "profile photos", sql: """
+        CREATE TABLE media.accounts (
+            account_id uuid PRIMARY KEY,
+            app text NOT NULL,
+            onboarding_complete boolean NOT NULL DEFAULT false
+        );
+        CREATE TABLE media.profile_photos (
+            account_id uuid NOT NULL,
+            blob_id uuid NOT NULL REFERENCES media.blobs (id) ON DELETE CASCADE,
+            position integer NOT NULL,
+            PRIMARY KEY (account_id, blob_id)
+        );
+        CREATE INDEX profile_photos_by_blob ON media.profile_photos (blob_id);
+        """)
+
     static func all() throws -> [Migration] {
         let outbox = try Outbox(schema: "media")
         return [
@@ -37,6 +52,6 @@ enum MediaMigrations {
                 CREATE INDEX uploads_by_owner ON media.uploads (owner_id);
                 """),
             Migration(version: 2, name: "event cursors", sql: EventConsumer.ddl(schema: "media")),
-        ] + outbox.migrations(from: 3) + [outbox.occurredAtIndexMigration(version: 5)]
+        ] + outbox.migrations(from: 3) + [outbox.occurredAtIndexMigration(version: 5), profilePhotos]
     }
 }

@@ -381,6 +381,13 @@ public enum Media {
         public static let invalidTtl = ErrorReason(rawValue: 16)
         /// Another Upload is writing this upload right now.
         public static let uploadBusy = ErrorReason(rawValue: 17)
+        /// Profile photos (profile_photos.proto).
+        public static let photoLimitReached = ErrorReason(rawValue: 18)
+        public static let photoRequired = ErrorReason(rawValue: 19)
+        /// The blob is not one of the caller's photos (another kind, or someone else's).
+        public static let notAPhoto = ErrorReason(rawValue: 20)
+        public static let invalidOrder = ErrorReason(rawValue: 21)
+        public static let invalidAccountID = ErrorReason(rawValue: 22)
 
         /// The reason as ErrorInfo.reason spells it; nil for a number this contract does not know.
         public var name: String? {
@@ -402,6 +409,11 @@ public enum Media {
             case 15: "PRIVATE_BLOB"
             case 16: "INVALID_TTL"
             case 17: "UPLOAD_BUSY"
+            case 18: "PHOTO_LIMIT_REACHED"
+            case 19: "PHOTO_REQUIRED"
+            case 20: "NOT_A_PHOTO"
+            case 21: "INVALID_ORDER"
+            case 22: "INVALID_ACCOUNT_ID"
             default: nil
             }
         }
@@ -426,6 +438,11 @@ public enum Media {
             case 15: .permissionDenied
             case 16: .invalidArgument
             case 17: .aborted
+            case 18: .failedPrecondition
+            case 19: .failedPrecondition
+            case 20: .invalidArgument
+            case 21: .invalidArgument
+            case 22: .invalidArgument
             default: .unknown
             }
         }
@@ -450,6 +467,11 @@ public enum Media {
             case "PRIVATE_BLOB": self = .privateBlob
             case "INVALID_TTL": self = .invalidTtl
             case "UPLOAD_BUSY": self = .uploadBusy
+            case "PHOTO_LIMIT_REACHED": self = .photoLimitReached
+            case "PHOTO_REQUIRED": self = .photoRequired
+            case "NOT_A_PHOTO": self = .notAPhoto
+            case "INVALID_ORDER": self = .invalidOrder
+            case "INVALID_ACCOUNT_ID": self = .invalidAccountID
             default: return nil
             }
         }
