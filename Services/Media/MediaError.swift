@@ -25,6 +25,24 @@ enum MediaError: Error, Sendable, Equatable, RPCErrorConvertible {
     case notAPhoto
     case invalidOrder
     case invalidAccountID
+    case invalidEventID
+    case eventNotFound
+    case invalidJoinCode
+    case joinCodeNotFound
+    case invalidTitle
+    case invalidReleaseTime
+    case invalidPhotoLimit
+    case invalidLocation
+    case invalidDescription
+    case eventPhotoLimitReached(limit: Int32)
+    case notEventAdmin
+    case photoNotFound
+    case invalidPhotoID
+    case invalidInviter
+    case invalidRole
+    case memberNotFound
+    case invalidPageToken
+    case invalidPageSize
 
     var rpcError: RPCError {
         switch self {
@@ -78,6 +96,43 @@ enum MediaError: Error, Sendable, Equatable, RPCErrorConvertible {
             RPCError(Media.ErrorReason.invalidOrder, message: "blob_ids must list every photo of the set exactly once")
         case .invalidAccountID:
             RPCError(Media.ErrorReason.invalidAccountID, message: "account_id is not a UUID")
+        case .invalidEventID:
+            RPCError(Media.ErrorReason.invalidEventID, message: "event_id is not a UUID")
+        case .eventNotFound:
+            RPCError(Media.ErrorReason.eventNotFound, message: "no such event")
+        case .invalidJoinCode:
+            RPCError(Media.ErrorReason.invalidJoinCode, message: "a join code is 6 characters from 2-9 and A-Z without I and O")
+        case .joinCodeNotFound:
+            RPCError(Media.ErrorReason.joinCodeNotFound, message: "no event has that join code")
+        case .invalidTitle:
+            RPCError(Media.ErrorReason.invalidTitle, message: "title must be 1-100 characters")
+        case .invalidReleaseTime:
+            RPCError(Media.ErrorReason.invalidReleaseTime, message: "release_at must be in the future, at most a year ahead")
+        case .invalidPhotoLimit:
+            RPCError(Media.ErrorReason.invalidPhotoLimit, message: "max_photos_per_member must be 1-100")
+        case .invalidLocation:
+            RPCError(Media.ErrorReason.invalidLocation, message: "latitude must be -90…90, longitude -180…180, name at most 200 characters")
+        case .invalidDescription:
+            RPCError(Media.ErrorReason.invalidDescription, message: "description must be at most 2000 characters")
+        case .eventPhotoLimitReached(let limit):
+            RPCError(Media.ErrorReason.eventPhotoLimitReached, message: "you have added your \(limit) photos to this event",
+                     details: ["limit": String(limit)])
+        case .notEventAdmin:
+            RPCError(Media.ErrorReason.notEventAdmin, message: "only the event's creator or admins may do this")
+        case .photoNotFound:
+            RPCError(Media.ErrorReason.photoNotFound, message: "no such photo in this event")
+        case .invalidPhotoID:
+            RPCError(Media.ErrorReason.invalidPhotoID, message: "photo_id is not a UUID")
+        case .invalidInviter:
+            RPCError(Media.ErrorReason.invalidInviter, message: "invited_by is not a member of this event")
+        case .invalidRole:
+            RPCError(Media.ErrorReason.invalidRole, message: "role must be ADMIN or MEMBER")
+        case .memberNotFound:
+            RPCError(Media.ErrorReason.memberNotFound, message: "no such member of this event")
+        case .invalidPageToken:
+            RPCError(Media.ErrorReason.invalidPageToken, message: "page_token is not one of ours")
+        case .invalidPageSize:
+            RPCError(Media.ErrorReason.invalidPageSize, message: "page_size must not be negative")
         }
     }
 }

@@ -55,6 +55,8 @@ struct MediaMain {
                 try await server.purge.apply(event, on: connection)
             }
             context.addBackgroundJob("identity events") { await purge.run() }
+            let reveal = RevealJob(pool: pool, outbox: outbox, interval: settings.revealInterval, logger: context.logger)
+            context.addBackgroundJob("momento reveal") { await reveal.run() }
             context.setHTTPHandler(server.downloads)
             for interceptor in server.interceptors { context.addInterceptor(interceptor) }
             return server.services

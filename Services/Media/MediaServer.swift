@@ -22,9 +22,12 @@ struct MediaServer: Sendable {
         let serviceInterceptor = ServiceAuthInterceptor(credentials: accepted, methods: EventStreamService.internalMethods)
         let verifier = AccessTokenVerifier(configuration: .init(apps: settings.apps),
                                            source: IdentitySigningKeySource(client: IdentityClient(client: identity)))
-        let auth = AuthInterceptor(verifier: verifier, publicMethods: serviceInterceptor.guardedMethods, revocations: revocations)
+        let auth = AuthInterceptor(verifier: verifier,
+                                   publicMethods: serviceInterceptor.guardedMethods.union(MomentoEventsService.publicMethods),
+                                   revocations: revocations)
         let photos = ProfilePhotosService(pool: pool, settings: settings)
-        services = [media, photos, events]
+        let momento = MomentoEventsService(pool: pool, store: EventStore(outbox: outbox), signer: signer, settings: settings)
+        services = [media, photos, momento, events]
         interceptors = [serviceInterceptor, auth]
         downloads = DownloadHandler(pool: pool, storage: storage, signer: signer)
         purge = AccountPurge(storage: storage)

@@ -72,6 +72,12 @@ struct MediaService: MediaProvider {
            blob.ownerID != owner {
             throw MediaError.privateBlob
         }
+        // A Momento photo: its taker, or the event's members once it is revealed.
+        if blob.kind == .photo, let visible = try await pool.withConnection({
+            try await EventStore.eventPhotoVisible(id, to: try caller.accountUUID(), on: $0)
+        }), !visible {
+            throw MediaError.blobNotFound
+        }
         return blob
     }
 

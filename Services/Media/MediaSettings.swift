@@ -22,6 +22,13 @@ struct MediaSettings: Sendable {
     var photoLimits: [String: PhotoLimits] = ["elite": PhotoLimits(minimum: 0, maximum: 6),
                                               "firstdate": PhotoLimits(minimum: 1, maximum: 9)]
     static let defaultPhotoLimits = PhotoLimits(minimum: 0, maximum: 9)
+    /// What a Momento join code and event id are appended to for the QR code's deep link
+    /// (`RV_MEDIA_JOIN_LINK_BASE`).
+    var joinLinkBase = "momento://join/"
+    /// How often the reveal job looks for due events (`RV_MEDIA_REVEAL_INTERVAL_MS`, 10-60000).
+    var revealInterval: Duration = .seconds(1)
+    static let joinLinkBaseVariable = "RV_MEDIA_JOIN_LINK_BASE"
+    static let revealIntervalVariable = "RV_MEDIA_REVEAL_INTERVAL_MS"
 
     static let appsVariable = "RV_MEDIA_APPS"
     static let photoLimitsVariable = "RV_MEDIA_PHOTO_LIMITS"
@@ -47,6 +54,18 @@ struct MediaSettings: Sendable {
                 limits[String(parts[0])] = PhotoLimits(minimum: bounds[0], maximum: bounds[1])
             }
             settings.photoLimits = limits
+        }
+        if let base = environment[joinLinkBaseVariable] {
+            guard base.contains("://") else {
+                throw ConfigurationError(variable: joinLinkBaseVariable, message: "must be a URL prefix such as momento://join/")
+            }
+            settings.joinLinkBase = base
+        }
+        if let text = environment[revealIntervalVariable] {
+            guard let milliseconds = Int(text), (10...60_000).contains(milliseconds) else {
+                throw ConfigurationError(variable: revealIntervalVariable, message: "must be 10-60000 milliseconds")
+            }
+            settings.revealInterval = .milliseconds(milliseconds)
         }
         if let text = environment[privateReaderRolesVariable] { settings.privateReaderRoles = names(text) }
         if let directory = environment[storageDirectoryVariable] {

@@ -28,19 +28,31 @@ package final class MediaStack: Sendable {
         let storage = NSTemporaryDirectory() + "media-tests-\(UUID().uuidString)"
         let adminPort = try LocalPort.free()
         do {
-            let media = try await EndToEndServiceProcess.start("media", environment: [
-                "RV_MEDIA_PORT": "0", "RV_MEDIA_ADMIN_PORT": String(adminPort),
-                "RV_PG_URL_MEDIA": DiscoveryStack.postgresURL(role: "media"),
-                "RV_IDENTITY_ADDRESS": "127.0.0.1:\(identity.port)", "RV_LOG_LEVEL": "warning",
-                "RV_SERVICE_NAME": "media", "RV_SERVICE_SECRET": mediaSecret,
-                "RV_MEDIA_STORAGE_DIR": storage, "RV_MEDIA_URL_SECRET": urlSecret,
-            ])
+            let media = try await startMedia(identityPort: identity.port, storage: storage, adminPort: adminPort)
             return MediaStack(identity: identity, media: media, storageDirectory: storage, mediaAdminPort: adminPort)
         } catch {
             await identity.stop()
             try? FileManager.default.removeItem(atPath: storage)
             throw error
         }
+    }
+
+    /// Another media instance on the same database and blob folder (as a second replica behind
+    /// the edge); the caller stops it.
+    package func startAnotherMedia() async throws -> EndToEndServiceProcess {
+        try await Self.startMedia(identityPort: identity.port, storage: storageDirectory, adminPort: 0)
+    }
+
+    /// A media executable following identity on `identityPort`; its reveal job looks for due
+    /// events every 50 ms, so tests wait little past a release time.
+    private static func startMedia(identityPort: Int, storage: String, adminPort: Int) async throws -> EndToEndServiceProcess {
+        try await EndToEndServiceProcess.start("media", environment: [
+            "RV_MEDIA_PORT": "0", "RV_MEDIA_ADMIN_PORT": String(adminPort),
+            "RV_PG_URL_MEDIA": DiscoveryStack.postgresURL(role: "media"),
+            "RV_IDENTITY_ADDRESS": "127.0.0.1:\(identityPort)", "RV_LOG_LEVEL": "warning",
+            "RV_SERVICE_NAME": "media", "RV_SERVICE_SECRET": mediaSecret,
+            "RV_MEDIA_STORAGE_DIR": storage, "RV_MEDIA_URL_SECRET": urlSecret, "RV_MEDIA_REVEAL_INTERVAL_MS": "50",
+        ])
     }
 
     /// Both processes' logs, for a failure's report.

@@ -45,4 +45,36 @@ struct AccountPurgeTests {
         let response = try await Curl.get("http://127.0.0.1:\(users.stack.media.port)\(signed.url)", http2: true)
         #expect(response.body == shared)
     }
+
+    @Test func accountDeleted_leavesMomentoEvents_withExactCounters_andTakesItsOwnEvents() async throws {
+        let users = try MediaUsers.make()
+        defer { users.close() }
+        let creator = try await users.join("momento")
+        let leaving = try await users.join("momento")
+        var request = Momento.CreateEventRequest()
+        request.title = "Gig"
+        request.releaseAt = Timestamp(seconds: Int64(Date().timeIntervalSince1970) + 3_600)
+        let event = try await users.momento.createEvent(request, options: creator.bearer)
+        let own = try await users.momento.createEvent(request, options: leaving.bearer)
+        _ = try await users.momento.joinEvent(.init(joinCode: event.joinCode), options: leaving.bearer)
+        for seed in [20, 21] as [UInt8] {
+            let blob = try await users.upload(ImageFixtures.png(size: 3_000, seed: seed), as: leaving)
+            _ = try await users.momento.addEventPhoto(.init(eventID: event.eventID, blobID: blob.blobID), options: leaving.bearer)
+        }
+        let before = try await users.momento.getEvent(.init(eventID: event.eventID), options: creator.bearer)
+        #expect((before.memberCount, before.photoCount) == (2, 2))
+
+        _ = try await users.identity.deleteAccount(.init(), options: leaving.bearer)
+
+        let deadline = ContinuousClock.now + .seconds(15)
+        var after = before
+        while ContinuousClock.now < deadline {
+            after = try await users.momento.getEvent(.init(eventID: event.eventID), options: creator.bearer)
+            if after.memberCount == 1 { break }
+            try await Task.sleep(for: .milliseconds(25))
+        }
+        #expect((after.memberCount, after.photoCount) == (1, 0))
+        let gone = await failure { _ = try await users.momento.previewEvent(.init(joinCode: own.joinCode)) }
+        #expect(gone?.reason == "JOIN_CODE_NOT_FOUND")
+    }
 }

@@ -20,13 +20,15 @@ struct MediaUsers: Sendable {
     let identity: IdentityClient
     let media: MediaClient
     let photos: ProfilePhotosClient
+    let momento: MomentoEventsClient
     let stack: MediaStack
 
     static func make() throws -> MediaUsers {
         let stack = try MediaHarness.running
         let media = RPCClient(host: "127.0.0.1", port: stack.media.port)
         return MediaUsers(identity: IdentityClient(client: RPCClient(host: "127.0.0.1", port: stack.identity.port)),
-                          media: MediaClient(client: media), photos: ProfilePhotosClient(client: media), stack: stack)
+                          media: MediaClient(client: media), photos: ProfilePhotosClient(client: media),
+                          momento: MomentoEventsClient(client: media), stack: stack)
     }
 
     func close() {

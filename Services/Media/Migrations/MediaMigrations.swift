@@ -18,6 +18,52 @@ enum MediaMigrations {
         CREATE INDEX profile_photos_by_blob ON media.profile_photos (blob_id);
         """)
 
+    static let momento = Migration(version: 7, name: "momento events", sql: """
+        CREATE TABLE media.events (
+            id uuid PRIMARY KEY,
+            app text NOT NULL,
+            creator_id uuid NOT NULL,
+            title text NOT NULL,
+            join_code text NOT NULL UNIQUE,
+            release_at timestamptz NOT NULL,
+            is_private boolean NOT NULL DEFAULT false,
+            max_photos_per_member integer NOT NULL,
+            location_name text NOT NULL DEFAULT '',
+            latitude double precision NOT NULL DEFAULT 0,
+            longitude double precision NOT NULL DEFAULT 0,
+            description text NOT NULL DEFAULT '',
+            member_count integer NOT NULL DEFAULT 1,
+            photo_count integer NOT NULL DEFAULT 0,
+            code_views bigint NOT NULL DEFAULT 0,
+            code_joins bigint NOT NULL DEFAULT 0,
+            revealed_at timestamptz,
+            created_at timestamptz NOT NULL DEFAULT now()
+        );
+        CREATE INDEX events_due ON media.events (release_at) WHERE revealed_at IS NULL;
+        CREATE INDEX events_by_creator ON media.events (creator_id);
+        CREATE TABLE media.event_members (
+            event_id uuid NOT NULL REFERENCES media.events (id) ON DELETE CASCADE,
+            account_id uuid NOT NULL,
+            role smallint NOT NULL,
+            invited_by uuid,
+            photo_count integer NOT NULL DEFAULT 0,
+            joined_at timestamptz NOT NULL DEFAULT now(),
+            PRIMARY KEY (event_id, account_id)
+        );
+        CREATE INDEX event_members_by_account ON media.event_members (account_id);
+        CREATE TABLE media.event_photos (
+            id uuid PRIMARY KEY,
+            event_id uuid NOT NULL REFERENCES media.events (id) ON DELETE CASCADE,
+            account_id uuid NOT NULL,
+            blob_id uuid NOT NULL REFERENCES media.blobs (id) ON DELETE CASCADE,
+            added_at timestamptz NOT NULL DEFAULT now(),
+            UNIQUE (event_id, blob_id)
+        );
+        CREATE INDEX event_photos_in_order ON media.event_photos (event_id, added_at, id);
+        CREATE INDEX event_photos_by_account ON media.event_photos (account_id);
+        CREATE INDEX event_photos_by_blob ON media.event_photos (blob_id);
+        """)
+
     static func all() throws -> [Migration] {
         let outbox = try Outbox(schema: "media")
         return [
@@ -52,6 +98,6 @@ enum MediaMigrations {
                 CREATE INDEX uploads_by_owner ON media.uploads (owner_id);
                 """),
             Migration(version: 2, name: "event cursors", sql: EventConsumer.ddl(schema: "media")),
-        ] + outbox.migrations(from: 3) + [outbox.occurredAtIndexMigration(version: 5), profilePhotos]
+        ] + outbox.migrations(from: 3) + [outbox.occurredAtIndexMigration(version: 5), profilePhotos, momento]
     }
 }

@@ -19,17 +19,18 @@ struct BlobRecord: Sendable {
     static let columns = "id, app, owner_id, kind, content_type, size, sha256, width, height, "
         + UnixMicroseconds.sql("created_at")
 
-    init(row: PostgresRow) throws {
-        id = try row.decode(0)
-        app = try row.decode(1)
-        ownerID = try row.decode(2)
-        kind = Media.BlobKind(rawValue: Int32(try row.decode(3, as: Int16.self)))
-        contentType = try row.decode(4)
-        size = try row.decode(5)
-        sha256 = try row.decode(6)
-        width = try row.decode(7)
-        height = try row.decode(8)
-        createdAt = try row.decode(9)
+    /// Reads the `columns` starting at column `offset`.
+    init(row: PostgresRow, offset: Int = 0) throws {
+        id = try row.decode(offset)
+        app = try row.decode(offset + 1)
+        ownerID = try row.decode(offset + 2)
+        kind = Media.BlobKind(rawValue: Int32(try row.decode(offset + 3, as: Int16.self)))
+        contentType = try row.decode(offset + 4)
+        size = try row.decode(offset + 5)
+        sha256 = try row.decode(offset + 6)
+        width = try row.decode(offset + 7)
+        height = try row.decode(offset + 8)
+        createdAt = try row.decode(offset + 9)
     }
 
     var message: Media.Blob {

@@ -73,7 +73,7 @@ enum BlobStore {
 
     static func blob(_ id: UUID, on connection: Connection) async throws -> BlobRecord? {
         try await connection.query("SELECT \(BlobRecord.columns) FROM media.blobs WHERE id = $1", [.uuid(id)])
-            .first.map(BlobRecord.init(row:))
+            .first.map { try BlobRecord(row: $0) }
     }
 
     /// Whether any blob still holds content `sha256`.

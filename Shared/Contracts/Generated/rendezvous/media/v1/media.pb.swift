@@ -388,6 +388,28 @@ public enum Media {
         public static let notAPhoto = ErrorReason(rawValue: 20)
         public static let invalidOrder = ErrorReason(rawValue: 21)
         public static let invalidAccountID = ErrorReason(rawValue: 22)
+        /// Momento events (momento.proto).
+        public static let invalidEventID = ErrorReason(rawValue: 23)
+        public static let eventNotFound = ErrorReason(rawValue: 24)
+        /// A join code with characters outside the alphabet (look-alikes such as 0, O, 1, I) or not 6 long.
+        public static let invalidJoinCode = ErrorReason(rawValue: 25)
+        public static let joinCodeNotFound = ErrorReason(rawValue: 26)
+        public static let invalidTitle = ErrorReason(rawValue: 27)
+        public static let invalidReleaseTime = ErrorReason(rawValue: 28)
+        public static let invalidPhotoLimit = ErrorReason(rawValue: 29)
+        public static let invalidLocation = ErrorReason(rawValue: 30)
+        public static let invalidDescription = ErrorReason(rawValue: 31)
+        /// The event's per-member photo limit is reached (ErrorInfo.metadata: limit).
+        public static let eventPhotoLimitReached = ErrorReason(rawValue: 32)
+        public static let notEventAdmin = ErrorReason(rawValue: 33)
+        public static let photoNotFound = ErrorReason(rawValue: 34)
+        public static let invalidPhotoID = ErrorReason(rawValue: 35)
+        /// invited_by is not a member of the event.
+        public static let invalidInviter = ErrorReason(rawValue: 36)
+        public static let invalidRole = ErrorReason(rawValue: 37)
+        public static let memberNotFound = ErrorReason(rawValue: 38)
+        public static let invalidPageToken = ErrorReason(rawValue: 39)
+        public static let invalidPageSize = ErrorReason(rawValue: 40)
 
         /// The reason as ErrorInfo.reason spells it; nil for a number this contract does not know.
         public var name: String? {
@@ -414,6 +436,24 @@ public enum Media {
             case 20: "NOT_A_PHOTO"
             case 21: "INVALID_ORDER"
             case 22: "INVALID_ACCOUNT_ID"
+            case 23: "INVALID_EVENT_ID"
+            case 24: "EVENT_NOT_FOUND"
+            case 25: "INVALID_JOIN_CODE"
+            case 26: "JOIN_CODE_NOT_FOUND"
+            case 27: "INVALID_TITLE"
+            case 28: "INVALID_RELEASE_TIME"
+            case 29: "INVALID_PHOTO_LIMIT"
+            case 30: "INVALID_LOCATION"
+            case 31: "INVALID_DESCRIPTION"
+            case 32: "EVENT_PHOTO_LIMIT_REACHED"
+            case 33: "NOT_EVENT_ADMIN"
+            case 34: "PHOTO_NOT_FOUND"
+            case 35: "INVALID_PHOTO_ID"
+            case 36: "INVALID_INVITER"
+            case 37: "INVALID_ROLE"
+            case 38: "MEMBER_NOT_FOUND"
+            case 39: "INVALID_PAGE_TOKEN"
+            case 40: "INVALID_PAGE_SIZE"
             default: nil
             }
         }
@@ -443,6 +483,24 @@ public enum Media {
             case 20: .invalidArgument
             case 21: .invalidArgument
             case 22: .invalidArgument
+            case 23: .invalidArgument
+            case 24: .notFound
+            case 25: .invalidArgument
+            case 26: .notFound
+            case 27: .invalidArgument
+            case 28: .invalidArgument
+            case 29: .invalidArgument
+            case 30: .invalidArgument
+            case 31: .invalidArgument
+            case 32: .resourceExhausted
+            case 33: .permissionDenied
+            case 34: .notFound
+            case 35: .invalidArgument
+            case 36: .invalidArgument
+            case 37: .invalidArgument
+            case 38: .notFound
+            case 39: .invalidArgument
+            case 40: .invalidArgument
             default: .unknown
             }
         }
@@ -472,6 +530,24 @@ public enum Media {
             case "NOT_A_PHOTO": self = .notAPhoto
             case "INVALID_ORDER": self = .invalidOrder
             case "INVALID_ACCOUNT_ID": self = .invalidAccountID
+            case "INVALID_EVENT_ID": self = .invalidEventID
+            case "EVENT_NOT_FOUND": self = .eventNotFound
+            case "INVALID_JOIN_CODE": self = .invalidJoinCode
+            case "JOIN_CODE_NOT_FOUND": self = .joinCodeNotFound
+            case "INVALID_TITLE": self = .invalidTitle
+            case "INVALID_RELEASE_TIME": self = .invalidReleaseTime
+            case "INVALID_PHOTO_LIMIT": self = .invalidPhotoLimit
+            case "INVALID_LOCATION": self = .invalidLocation
+            case "INVALID_DESCRIPTION": self = .invalidDescription
+            case "EVENT_PHOTO_LIMIT_REACHED": self = .eventPhotoLimitReached
+            case "NOT_EVENT_ADMIN": self = .notEventAdmin
+            case "PHOTO_NOT_FOUND": self = .photoNotFound
+            case "INVALID_PHOTO_ID": self = .invalidPhotoID
+            case "INVALID_INVITER": self = .invalidInviter
+            case "INVALID_ROLE": self = .invalidRole
+            case "MEMBER_NOT_FOUND": self = .memberNotFound
+            case "INVALID_PAGE_TOKEN": self = .invalidPageToken
+            case "INVALID_PAGE_SIZE": self = .invalidPageSize
             default: return nil
             }
         }
