@@ -14,22 +14,36 @@ package final class MediaStack: Sendable {
     /// Media's HTTP/1.1 admin port (metrics, health and signed downloads).
     package let mediaAdminPort: Int
 
-    private init(identity: EndToEndServiceProcess, media: EndToEndServiceProcess, storageDirectory: String, mediaAdminPort: Int) {
+    /// Routes `/rendezvous.identity.`, `/rendezvous.media.` and the signed downloads, as compose's edge does.
+    package let edge: NginxEdge?
+
+    private init(identity: EndToEndServiceProcess, media: EndToEndServiceProcess, storageDirectory: String, mediaAdminPort: Int,
+                 edge: NginxEdge?) {
         self.identity = identity
         self.media = media
         self.storageDirectory = storageDirectory
         self.mediaAdminPort = mediaAdminPort
+        self.edge = edge
     }
 
-    /// Starts both; fails with the db.sh hint when Postgres is down.
-    package static func start() async throws -> MediaStack {
+    /// Starts both (and the edge when `withEdge`); fails with the db.sh hint when Postgres is down.
+    package static func start(withEdge: Bool = false) async throws -> MediaStack {
         try await TestDatabase.makePool(TestDatabase.configuration(role: "media", poolSize: 1)).close()
         let identity = try await DiscoveryStack.startIdentity(credentials: "media=\(mediaSecret)")
         let storage = NSTemporaryDirectory() + "media-tests-\(UUID().uuidString)"
         let adminPort = try LocalPort.free()
         do {
             let media = try await startMedia(identityPort: identity.port, storage: storage, adminPort: adminPort)
-            return MediaStack(identity: identity, media: media, storageDirectory: storage, mediaAdminPort: adminPort)
+            do {
+                let edge = withEdge
+                    ? try await NginxEdge.start(routes: ["/rendezvous.identity.": identity.port, "/rendezvous.media.": media.port],
+                                                httpRoutes: ["/media/v1/blobs/": adminPort])
+                    : nil
+                return MediaStack(identity: identity, media: media, storageDirectory: storage, mediaAdminPort: adminPort, edge: edge)
+            } catch {
+                await media.stop()
+                throw error
+            }
         } catch {
             await identity.stop()
             try? FileManager.default.removeItem(atPath: storage)
@@ -59,6 +73,7 @@ package final class MediaStack: Sendable {
     package var logs: String { "media log:\n\(media.log)\nidentity log:\n\(identity.log)" }
 
     package func stop() async {
+        edge?.stop()
         await media.stop()
         await identity.stop()
         try? FileManager.default.removeItem(atPath: storageDirectory)

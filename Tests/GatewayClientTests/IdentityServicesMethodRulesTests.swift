@@ -4,7 +4,7 @@ import RPC
 import Synchronization
 import Testing
 
-/// Every wrapper of Profiles, Safety, Membership, Discovery and GroupSessions against a server that is always
+/// Every wrapper of Profiles, Safety, Membership, Discovery, GroupSessions and Media's unary methods against a server that is always
 /// UNAVAILABLE: it calls its own RPC, is sent as many times as its idempotency allows (reads and
 /// server-idempotent writes until the policy gives up, other writes once), and carries the
 /// session's token exactly when the method needs one.
@@ -113,6 +113,13 @@ import Testing
         Rule(path: "Identity/SignUpWithEmail", sending: .once, needsSession: false) {
             _ = try await $0.identity.signUpWithEmail("maya@example.com", password: "correct horse battery", referralCode: "EXT7K2")
         },
+
+        Rule(path: "Media/CreateUpload", sending: .once, needsSession: true) {
+            _ = try await $0.media.upload([1, 2, 3], kind: .photo, contentType: "image/png")
+        },
+        Rule(path: "Media/GetUpload", sending: .retried, needsSession: true) { _ = try await $0.media.resumeUpload(id, bytes: [1]) },
+        Rule(path: "Media/GetBlob", sending: .retried, needsSession: true) { _ = try await $0.media.blob(id) },
+        Rule(path: "Media/GetDownloadURL", sending: .retried, needsSession: true) { _ = try await $0.media.downloadURL(id) },
     ]
 
     @Test(arguments: rules)
@@ -179,6 +186,7 @@ final class UnavailableServer: Sendable {
         IdentityClient.serviceName: ["SignUpWithEmail"],
         DiscoveryClient.serviceName: ["GetFeed", "Swipe", "GetQuota", "ListMatches", "Unmatch", "GetLikesReceived",
                                       "GetTasteProfile", "GetSettings", "UpdateSettings", "Boost"],
+        MediaClient.serviceName: ["CreateUpload", "GetUpload", "GetBlob", "GetDownloadURL"],
         GroupSessionsClient.serviceName: ["ListCategories", "CreateSession", "JoinSession", "GetSession", "GetDeck", "LikeOption",
                                           "CloseSession", "ListSessions"],
     ]
