@@ -105,4 +105,73 @@ import Testing
             #expect(resumed, "\(reports.map { ($0.attempt, $0.sentBytes) })")
         }
     }
+
+    /// Momento from the QR code to the gallery: a creator makes an event, a guest previews the
+    /// code signed out, signs in and joins, takes 16 photos at once of which exactly the limit
+    /// get in, sees only their own until the release time, then the whole gallery.
+    @Test func momento_fromQRJoinThroughUploadsAtTheLimit_toTheRevealedGallery() async throws {
+        try await Self.withStack { stack in
+            let (creator, guest) = (try Self.client(stack, app: "momento"), try Self.client(stack, app: "momento"))
+            defer {
+                creator.close()
+                guest.close()
+            }
+            let host = try await creator.identity.signInAnonymously()
+            var request = Momento.CreateEventRequest()
+            request.title = "Warehouse rave"
+            request.releaseAt = Timestamp(microseconds: Int64((Date().timeIntervalSince1970 + 3) * 1_000_000))
+            let event = try await creator.momento.create(request)
+            let creatorPhoto = try await creator.media.upload(Self.png(width: 640, height: 480, size: 5_000), kind: .photo,
+                                                              contentType: "image/png")
+            _ = try await creator.momento.addPhoto(blobID: creatorPhoto.blobID, to: event.eventID)
+
+            // The QR code: momento://join/CODE?eventId=ID.
+            let link = try #require(URLComponents(string: event.joinLink))
+            #expect(link.scheme == "momento" && link.host == "join")
+            let code = String(link.path.dropFirst())
+            #expect(link.queryItems?.first { $0.name == "eventId" }?.value == event.eventID)
+            let preview = try await guest.momento.preview(joinCode: code)
+            #expect(preview.title == "Warehouse rave")
+            do {
+                _ = try await guest.momento.preview(joinCode: "W0RKS1")
+                Issue.record("a code with look-alikes was looked up")
+            } catch {
+                #expect((error as? GatewayError)?.mediaReason == .invalidJoinCode)
+            }
+            _ = try await guest.identity.signInAnonymously()
+            let joined = try await guest.momento.join(joinCode: code, invitedBy: host.id)
+            #expect(joined.memberCount == 2)
+
+            let stored = await withTaskGroup(of: Bool.self) { group in
+                for index in 0..<16 {
+                    group.addTask {
+                        do {
+                            let blob = try await guest.media.upload(Self.png(width: 800, height: UInt32(600 + index), size: 40_000),
+                                                                    kind: .photo, contentType: "image/png")
+                            _ = try await guest.momento.addPhoto(blobID: blob.blobID, to: event.eventID)
+                            return true
+                        } catch {
+                            return false
+                        }
+                    }
+                }
+                return await group.reduce(0) { $0 + ($1 ? 1 : 0) }
+            }
+            #expect(stored == 5)
+            let before = try await guest.momento.photos(of: event.eventID)
+            #expect(!before.revealed && before.photos.count == 5)
+            #expect(try await guest.momento.event(event.eventID).photoCount == 6)
+
+            let deadline = ContinuousClock.now + .seconds(15)
+            var gallery = before
+            while !gallery.revealed, ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(100))
+                gallery = try await guest.momento.photos(of: event.eventID)
+            }
+            #expect(gallery.revealed && gallery.photos.count == 6)
+            let theirs = try #require(gallery.photos.first { $0.blobID == creatorPhoto.blobID })
+            #expect(try await guest.media.download(theirs.url) == Self.png(width: 640, height: 480, size: 5_000))
+            #expect(try await creator.momento.joinCodeStats(event.eventID).joins == 1)
+        }
+    }
 }
