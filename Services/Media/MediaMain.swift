@@ -57,6 +57,8 @@ struct MediaMain {
             context.addBackgroundJob("identity events") { await purge.run() }
             let reveal = RevealJob(pool: pool, outbox: outbox, interval: settings.revealInterval, logger: context.logger)
             context.addBackgroundJob("momento reveal") { await reveal.run() }
+            let sweeper = UploadSweeper(pool: pool, storage: storage, interval: settings.sweepInterval, logger: context.logger)
+            context.addBackgroundJob("upload sweep") { await sweeper.run() }
             context.setHTTPHandler(server.downloads)
             for interceptor in server.interceptors { context.addInterceptor(interceptor) }
             return server.services

@@ -27,6 +27,9 @@ struct MediaSettings: Sendable {
     var joinLinkBase = "momento://join/"
     /// How often the reveal job looks for due events (`RV_MEDIA_REVEAL_INTERVAL_MS`, 10-60000).
     var revealInterval: Duration = .seconds(1)
+    /// How often expired unfinished uploads are removed (`RV_MEDIA_SWEEP_INTERVAL_MS`, 10-3600000).
+    var sweepInterval: Duration = .seconds(60)
+    static let sweepIntervalVariable = "RV_MEDIA_SWEEP_INTERVAL_MS"
     static let joinLinkBaseVariable = "RV_MEDIA_JOIN_LINK_BASE"
     static let revealIntervalVariable = "RV_MEDIA_REVEAL_INTERVAL_MS"
 
@@ -66,6 +69,12 @@ struct MediaSettings: Sendable {
                 throw ConfigurationError(variable: revealIntervalVariable, message: "must be 10-60000 milliseconds")
             }
             settings.revealInterval = .milliseconds(milliseconds)
+        }
+        if let text = environment[sweepIntervalVariable] {
+            guard let milliseconds = Int(text), (10...3_600_000).contains(milliseconds) else {
+                throw ConfigurationError(variable: sweepIntervalVariable, message: "must be 10-3600000 milliseconds")
+            }
+            settings.sweepInterval = .milliseconds(milliseconds)
         }
         if let text = environment[privateReaderRolesVariable] { settings.privateReaderRoles = names(text) }
         if let directory = environment[storageDirectoryVariable] {

@@ -1,5 +1,6 @@
 import Contracts
 import Foundation
+import Postgres
 import RPC
 import TestSupport
 import Testing
@@ -181,4 +182,37 @@ struct UploadTests {
         let malformed = await failure { _ = try await users.media.getUpload(.init(uploadID: "nope"), options: owner.bearer) }
         #expect(malformed?.reason == "INVALID_UPLOAD_ID")
     }
+
+    @Test func expiredUpload_isSwept_rowAndPart() async throws {
+        let users = try MediaUsers.make()
+        defer { users.close() }
+        let user = try await users.join("swivo")
+        let status = try await users.media.createUpload(.init(kind: .photo, contentType: "image/png", size: 50_000), options: user.bearer)
+        _ = await failure { _ = try await users.send(ImageFixtures.png(size: 10_000), to: status.uploadID, from: 0, as: user) }
+        let part = users.stack.storageDirectory + "/uploads/\(status.uploadID).part"
+        #expect(FileManager.default.fileExists(atPath: part))
+        let admin = try await TestDatabase.makeAdminPool()
+        defer { admin.close() }
+        _ = try await admin.withConnection { connection in
+            try await connection.execute("UPDATE media.uploads SET expires_at = now() - interval '1 second' WHERE id = $1::uuid",
+                                         [.text(status.uploadID)])
+        }
+        let deadline = ContinuousClock.now + .seconds(10)
+        var remaining = 1
+        while remaining > 0, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(50))
+            remaining = try await admin.withConnection { connection in
+                try await connection.query("SELECT count(*)::int FROM media.uploads WHERE id = $1::uuid", [.text(status.uploadID)])[0]
+                    .decode(0, as: Int32.self)
+            }.asInt
+        }
+        #expect(remaining == 0)
+        #expect(!FileManager.default.fileExists(atPath: part))
+        let gone = await failure { _ = try await users.media.getUpload(.init(uploadID: status.uploadID), options: user.bearer) }
+        #expect(gone?.reason == "UPLOAD_NOT_FOUND")
+    }
+}
+
+extension Int32 {
+    fileprivate var asInt: Int { Int(self) }
 }
