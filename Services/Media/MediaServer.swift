@@ -26,7 +26,8 @@ struct MediaServer: Sendable {
                                    publicMethods: serviceInterceptor.guardedMethods.union(MomentoEventsService.publicMethods),
                                    revocations: revocations)
         let photos = ProfilePhotosService(pool: pool, settings: settings)
-        let momento = MomentoEventsService(pool: pool, store: EventStore(outbox: outbox), signer: signer, settings: settings)
+        let momento = MomentoEventsService(pool: pool, store: EventStore(outbox: outbox), signer: signer, settings: settings,
+                                          events: events)
         services = [media, photos, momento, events]
         interceptors = [serviceInterceptor, auth]
         downloads = DownloadHandler(pool: pool, storage: storage, signer: signer)

@@ -242,6 +242,51 @@ struct MomentoTests {
         await second.stop()
     }
 
+    @Test func counterStream_onAnotherInstance_followsJoinsPhotosAndTheReveal() async throws {
+        let users = try MediaUsers.make()
+        defer { users.close() }
+        let second = try await users.stack.startAnotherMedia()
+        let watcherClient = RPCClient(host: "127.0.0.1", port: second.port)
+        defer { watcherClient.close() }
+        do {
+            let creator = try await users.join("momento")
+            let guest = try await users.join("momento")
+            let outsider = try await users.join("momento")
+            let event = try await createEvent(users, by: creator, releaseIn: 2)
+            let watcher = MomentoEventsClient(client: watcherClient)
+            let refused = await failure {
+                let call = try await watcher.watchEventCounters(.init(eventID: event.eventID), options: outsider.bearer)
+                for try await _ in call { break }
+            }
+            #expect(refused?.reason == "EVENT_NOT_FOUND")
+
+            let call = try await watcher.watchEventCounters(.init(eventID: event.eventID),
+                                                            options: .bearer(creator.token, timeout: .seconds(20)))
+            let stopper = Task {
+                try await Task.sleep(for: .seconds(20))
+                call.cancel()
+            }
+            defer { stopper.cancel() }
+            var updates = call.makeAsyncIterator()
+            let first = try #require(try await updates.next())
+            #expect((first.memberCount, first.photoCount) == (1, 0))
+            _ = try await users.momento.joinEvent(.init(joinCode: event.joinCode), options: guest.bearer)
+            let joined = try #require(try await updates.next())
+            #expect((joined.memberCount, joined.photoCount) == (2, 0))
+            let photo = try await shoot(users, event, as: guest, seed: 30)
+            #expect(try #require(try await updates.next()).photoCount == 1)
+            _ = try await users.momento.deleteEventPhoto(.init(eventID: event.eventID, photoID: photo.photoID), options: creator.bearer)
+            #expect(try #require(try await updates.next()).photoCount == 0)
+            let revealed = try #require(try await updates.next())
+            #expect(revealed.revealedAt != nil)
+            call.cancel()
+        } catch {
+            await second.stop()
+            throw error
+        }
+        await second.stop()
+    }
+
     /// Polls (bounded) until the event is revealed.
     func waitForReveal(_ users: MediaUsers, _ event: Momento.MomentoEvent, as user: User) async throws -> Momento.MomentoEvent {
         let deadline = ContinuousClock.now + .seconds(15)

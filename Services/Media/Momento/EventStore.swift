@@ -37,6 +37,16 @@ struct EventStore: Sendable {
         throw PostgresError(code: .protocolViolation, context: "no free join code after 8 attempts")
     }
 
+    /// Appends EventCountersChanged with the event's counters as this transaction leaves them.
+    func countersChanged(_ event: UUID, on connection: Connection) async throws {
+        guard let row = try await connection.query("SELECT app, member_count, photo_count FROM media.events WHERE id = $1",
+                                                   [.uuid(event)]).first else { return }
+        let changed = Momento.EventCountersChanged(eventID: event.uuidString.lowercased(), memberCount: try row.decode(1),
+                                                   photoCount: try row.decode(2))
+        try await outbox.append(OutboxEvent(type: "EventCountersChanged", app: try row.decode(0), aggregateID: changed.eventID,
+                                            payload: changed.serializedBytes()), on: connection)
+    }
+
     func event(_ id: UUID, app: String, on connection: Connection) async throws -> EventRecord? {
         try await connection.query("SELECT \(EventRecord.columns) FROM media.events e WHERE e.id = $1 AND e.app = $2",
                                    [.uuid(id), .text(app)]).first.map(EventRecord.init(row:))
@@ -72,10 +82,12 @@ struct EventStore: Sendable {
             """, [.uuid(event.id), .uuid(account), .int16(Int16(Momento.MemberRole.member.rawValue)),
                   .uuid(invitedBy == account ? nil : invitedBy)])
         guard inserted == 1 else { return event }
-        return try await connection.query("""
+        let joined = try await connection.query("""
             UPDATE media.events e SET member_count = member_count + 1, code_joins = code_joins + 1 WHERE id = $1
             RETURNING \(EventRecord.columns)
             """, [.uuid(event.id)]).first.map(EventRecord.init(row:))
+        try await countersChanged(event.id, on: connection)
+        return joined
     }
 
     /// Adds `blob` as `account`'s photo; the caller holds the member's row lock and has checked the limit.
@@ -89,6 +101,7 @@ struct EventStore: Sendable {
             UPDATE media.event_members SET photo_count = photo_count + 1 WHERE event_id = $1 AND account_id = $2
             """, [.uuid(event), .uuid(account)])
         _ = try await connection.execute("UPDATE media.events SET photo_count = photo_count + 1 WHERE id = $1", [.uuid(event)])
+        try await countersChanged(event, on: connection)
         return (id, try row.decode(0))
     }
 
@@ -128,6 +141,7 @@ struct EventStore: Sendable {
             UPDATE media.event_members SET photo_count = photo_count - 1 WHERE event_id = $1 AND account_id = $2
             """, [.uuid(event), .uuid(owner)])
         _ = try await connection.execute("UPDATE media.events SET photo_count = photo_count - 1 WHERE id = $1", [.uuid(event)])
+        try await countersChanged(event, on: connection)
         return true
     }
 

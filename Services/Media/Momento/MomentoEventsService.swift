@@ -12,6 +12,7 @@ struct MomentoEventsService: MomentoEventsProvider {
     let store: EventStore
     let signer: URLSigner
     let settings: MediaSettings
+    let events: EventStreamService
 
     /// PreviewEvent needs no access token.
     static let publicMethods: Set<String> = ["/rendezvous.media.v1.MomentoEvents/PreviewEvent"]
@@ -174,6 +175,41 @@ struct MomentoEventsService: MomentoEventsProvider {
             guard membership.role == .creator || membership.role == .admin else { throw MediaError.notEventAdmin }
             return Momento.JoinCodeStats(joinCode: event.joinCode, views: event.codeViews, joins: event.codeJoins)
         }
+    }
+
+    func watchEventCounters(_ request: Momento.WatchEventCountersRequest, writer: ResponseWriter<Momento.EventCounters>,
+                            context: ServerCallContext) async throws {
+        let caller = try context.requireAccount()
+        let account = try caller.accountUUID()
+        let id = try Self.eventID(request.eventID)
+        // Events from a second before the first read on: none is missed between the two.
+        let (first, start) = try await pool.withConnection { connection in
+            let start = try await events.outbox.cursor(before: Int64(Date().timeIntervalSince1970 * 1_000_000) - 1_000_000,
+                                                       on: connection)
+            let (event, _) = try await memberView(id, account: account, app: caller.app, on: connection)
+            return (Self.counters(event), start)
+        }
+        try await writer.write(first)
+        var last = first
+        var watch = Events.WatchEventsRequest()
+        watch.afterCursor = start
+        watch.types = ["EventCountersChanged", "EventRevealed"]
+        try await events.follow(watch) { change in
+            guard change.aggregateID == first.eventID else { return }
+            guard let event = try await pool.withConnection({ try await store.event(id, app: caller.app, on: $0) }) else {
+                throw MediaError.eventNotFound
+            }
+            let counters = Self.counters(event)
+            if counters != last {
+                try await writer.write(counters)
+                last = counters
+            }
+        }
+    }
+
+    private static func counters(_ event: EventRecord) -> Momento.EventCounters {
+        Momento.EventCounters(eventID: event.id.uuidString.lowercased(), memberCount: event.memberCount, photoCount: event.photoCount,
+                              revealedAt: event.revealedAt.map { Timestamp(microseconds: $0) })
     }
 
     /// The event and the caller's membership; EVENT_NOT_FOUND for anyone but a member.

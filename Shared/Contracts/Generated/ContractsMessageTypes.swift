@@ -181,6 +181,8 @@ package enum ContractsMessageTypes {
         "rendezvous.media.v1.DeleteEventPhotoRequest": Momento.DeleteEventPhotoRequest.self,
         "rendezvous.media.v1.DeleteEventPhotoResponse": Momento.DeleteEventPhotoResponse.self,
         "rendezvous.media.v1.DownloadURL": Media.DownloadURL.self,
+        "rendezvous.media.v1.EventCounters": Momento.EventCounters.self,
+        "rendezvous.media.v1.EventCountersChanged": Momento.EventCountersChanged.self,
         "rendezvous.media.v1.EventLocation": Momento.EventLocation.self,
         "rendezvous.media.v1.EventMember": Momento.EventMember.self,
         "rendezvous.media.v1.EventPhoto": Momento.EventPhoto.self,
@@ -205,5 +207,6 @@ package enum ContractsMessageTypes {
         "rendezvous.media.v1.SetMemberRoleRequest": Momento.SetMemberRoleRequest.self,
         "rendezvous.media.v1.UploadChunk": Media.UploadChunk.self,
         "rendezvous.media.v1.UploadStatus": Media.UploadStatus.self,
+        "rendezvous.media.v1.WatchEventCountersRequest": Momento.WatchEventCountersRequest.self,
     ]
 }

@@ -6,6 +6,110 @@ public import Wire
 
 /// The types of `rendezvous.media.v1` declared in rendezvous/media/v1/momento.proto.
 public enum Momento {
+    /// `rendezvous.media.v1.WatchEventCountersRequest`.
+    public struct WatchEventCountersRequest: ProtoMessage, Hashable {
+        /// `string event_id = 1;`
+        public var eventID: String = ""
+
+        public init() {}
+
+        public init(eventID: String = "") {
+            self.eventID = eventID
+        }
+
+        public func encode(to writer: inout ProtoWriter) {
+            if !self.eventID.isEmpty { writer.writeString(field: 1, self.eventID) }
+        }
+
+        public mutating func decodeField(_ field: Int, from reader: inout ProtoReader) throws {
+            switch field {
+            case 1: self.eventID = try reader.readString()
+            default: try reader.skipField()
+            }
+        }
+    }
+
+    /// `rendezvous.media.v1.EventCounters`.
+    public struct EventCounters: ProtoMessage, Hashable {
+        /// `string event_id = 1;`
+        public var eventID: String = ""
+        /// `int32 member_count = 2;`
+        public var memberCount: Int32 = 0
+        /// `int32 photo_count = 3;`
+        public var photoCount: Int32 = 0
+        /// Set once the event is revealed.
+        ///
+        /// `Timestamp revealed_at = 4;`
+        public var revealedAt: Timestamp?
+
+        public init() {}
+
+        public init(
+            eventID: String = "",
+            memberCount: Int32 = 0,
+            photoCount: Int32 = 0,
+            revealedAt: Timestamp? = nil
+        ) {
+            self.eventID = eventID
+            self.memberCount = memberCount
+            self.photoCount = photoCount
+            self.revealedAt = revealedAt
+        }
+
+        public func encode(to writer: inout ProtoWriter) {
+            if !self.eventID.isEmpty { writer.writeString(field: 1, self.eventID) }
+            if self.memberCount != 0 { writer.writeInt32(field: 2, self.memberCount) }
+            if self.photoCount != 0 { writer.writeInt32(field: 3, self.photoCount) }
+            if let value = self.revealedAt { writer.writeMessage(field: 4, value) }
+        }
+
+        public mutating func decodeField(_ field: Int, from reader: inout ProtoReader) throws {
+            switch field {
+            case 1: self.eventID = try reader.readString()
+            case 2: self.memberCount = try reader.readInt32()
+            case 3: self.photoCount = try reader.readInt32()
+            case 4: self.revealedAt = try reader.mergeMessage(self.revealedAt)
+            default: try reader.skipField()
+            }
+        }
+    }
+
+    /// Event EventCountersChanged: a join, or a photo added or deleted, changed an event's counters
+    /// (what WatchEventCounters follows across instances).
+    ///
+    /// `rendezvous.media.v1.EventCountersChanged`.
+    public struct EventCountersChanged: ProtoMessage, Hashable {
+        /// `string event_id = 1;`
+        public var eventID: String = ""
+        /// `int32 member_count = 2;`
+        public var memberCount: Int32 = 0
+        /// `int32 photo_count = 3;`
+        public var photoCount: Int32 = 0
+
+        public init() {}
+
+        public init(eventID: String = "", memberCount: Int32 = 0, photoCount: Int32 = 0) {
+            self.eventID = eventID
+            self.memberCount = memberCount
+            self.photoCount = photoCount
+        }
+
+        public func encode(to writer: inout ProtoWriter) {
+            if !self.eventID.isEmpty { writer.writeString(field: 1, self.eventID) }
+            if self.memberCount != 0 { writer.writeInt32(field: 2, self.memberCount) }
+            if self.photoCount != 0 { writer.writeInt32(field: 3, self.photoCount) }
+        }
+
+        public mutating func decodeField(_ field: Int, from reader: inout ProtoReader) throws {
+            switch field {
+            case 1: self.eventID = try reader.readString()
+            case 2: self.memberCount = try reader.readInt32()
+            case 3: self.photoCount = try reader.readInt32()
+            default: try reader.skipField()
+            }
+        }
+    }
+
     /// `rendezvous.media.v1.EventLocation`.
     public struct EventLocation: ProtoMessage, Hashable {
         /// `string name = 1;`
@@ -845,6 +949,12 @@ package protocol MomentoEventsProvider: RPCService {
     ///
     /// `/rendezvous.media.v1.MomentoEvents/GetJoinCodeStats`, unary.
     func getJoinCodeStats(_ request: Momento.GetJoinCodeStatsRequest, context: ServerCallContext) async throws -> Momento.JoinCodeStats
+
+    /// Members: the event's counters now, then again on every join, photo added or deleted, and
+    /// the reveal, from any media instance, until the call is cancelled.
+    ///
+    /// `/rendezvous.media.v1.MomentoEvents/WatchEventCounters`, server streaming.
+    func watchEventCounters(_ request: Momento.WatchEventCountersRequest, writer: ResponseWriter<Momento.EventCounters>, context: ServerCallContext) async throws
 }
 
 extension MomentoEventsProvider {
@@ -878,6 +988,9 @@ extension MomentoEventsProvider {
         }
         router.unary(serviceName, "GetJoinCodeStats") { (request: Momento.GetJoinCodeStatsRequest, context) in
             try await self.getJoinCodeStats(request, context: context)
+        }
+        router.serverStreaming(serviceName, "WatchEventCounters") { (request: Momento.WatchEventCountersRequest, writer: ResponseWriter<Momento.EventCounters>, context) in
+            try await self.watchEventCounters(request, writer: writer, context: context)
         }
     }
 }
@@ -945,5 +1058,14 @@ package struct MomentoEventsClient: Sendable {
     /// `/rendezvous.media.v1.MomentoEvents/GetJoinCodeStats`, unary.
     package func getJoinCodeStats(_ request: Momento.GetJoinCodeStatsRequest, options: CallOptions = CallOptions()) async throws -> Momento.JoinCodeStats {
         try await client.unary(path: "/rendezvous.media.v1.MomentoEvents/GetJoinCodeStats", request: request, options: options).message
+    }
+
+    /// Members: the event's counters now, then again on every join, photo added or deleted, and
+    /// the reveal, from any media instance, until the call is cancelled.
+    ///
+    /// `/rendezvous.media.v1.MomentoEvents/WatchEventCounters`, server streaming.
+    package func watchEventCounters(_ request: Momento.WatchEventCountersRequest, options: CallOptions = CallOptions()) async throws
+        -> StreamingCall<Momento.WatchEventCountersRequest, Momento.EventCounters> {
+        try await client.serverStreaming(path: "/rendezvous.media.v1.MomentoEvents/WatchEventCounters", request: request, options: options)
     }
 }
