@@ -92,4 +92,23 @@ public struct MomentoAPI: Sendable {
             try await stub.getJoinCodeStats(.init(eventID: eventID), options: options)
         }
     }
+
+    /// The event's counters now, then on every join, photo added or deleted, and the reveal,
+    /// until the task is cancelled. Not resumed after a broken connection: watch again (the
+    /// first value is the current state).
+    public func watchCounters(_ eventID: String) -> AsyncThrowingStream<Momento.EventCounters, any Error> {
+        let (stream, continuation) = AsyncThrowingStream<Momento.EventCounters, any Error>.makeStream()
+        let task = Task { [runner, stub] in
+            do {
+                let token = try await runner.sessions.accessToken()
+                let call = try await stub.watchEventCounters(.init(eventID: eventID), options: .bearer(token))
+                for try await counters in call { continuation.yield(counters) }
+                continuation.finish()
+            } catch {
+                continuation.finish(throwing: RPCError.gateway(error))
+            }
+        }
+        continuation.onTermination = { _ in task.cancel() }
+        return stream
+    }
 }

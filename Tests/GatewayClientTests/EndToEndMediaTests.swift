@@ -139,6 +139,16 @@ import Testing
                 #expect((error as? GatewayError)?.mediaReason == .invalidJoinCode)
             }
             _ = try await guest.identity.signInAnonymously()
+            // The creator's live counters see the join and every stored photo.
+            let live = creator.momento.watchCounters(event.eventID)
+            let counted = Task {
+                var latest = Momento.EventCounters()
+                for try await counters in live {
+                    latest = counters
+                    if counters.memberCount == 2 && counters.photoCount == 6 { break }
+                }
+                return latest
+            }
             let joined = try await guest.momento.join(joinCode: code, invitedBy: host.id)
             #expect(joined.memberCount == 2)
 
@@ -161,6 +171,13 @@ import Testing
             let before = try await guest.momento.photos(of: event.eventID)
             #expect(!before.revealed && before.photos.count == 5)
             #expect(try await guest.momento.event(event.eventID).photoCount == 6)
+            let stopper = Task {
+                try await Task.sleep(for: .seconds(10))
+                counted.cancel()
+            }
+            let latest = try await counted.value
+            stopper.cancel()
+            #expect((latest.memberCount, latest.photoCount) == (2, 6))
 
             let deadline = ContinuousClock.now + .seconds(15)
             var gallery = before
