@@ -32,11 +32,7 @@ package final class DiscoveryStack: Sendable {
     package static func start(withEdge: Bool = false, messagingInstances: Int = 0,
                               messagingEnvironment: [String: String] = [:]) async throws -> DiscoveryStack {
         try await TestDatabase.makePool(TestDatabase.configuration(role: "discovery", poolSize: 1)).close()
-        let identity = try await EndToEndServiceProcess.start("identity", environment: [
-            "RV_IDENTITY_PORT": "0", "RV_IDENTITY_ADMIN_PORT": "0", "RV_PG_URL_IDENTITY": postgresURL(role: "identity"),
-            "RV_LOG_LEVEL": "warning",
-            "RV_SERVICE_CREDENTIALS": "discovery=\(discoverySecret),messaging=\(messagingSecret)",
-        ])
+        let identity = try await startIdentity(credentials: "discovery=\(discoverySecret),messaging=\(messagingSecret)")
         do {
             let discovery = try await EndToEndServiceProcess.start("discovery", environment: [
                 "RV_DISCOVERY_PORT": "0", "RV_DISCOVERY_ADMIN_PORT": "0", "RV_PG_URL_DISCOVERY": postgresURL(role: "discovery"),
@@ -68,6 +64,15 @@ package final class DiscoveryStack: Sendable {
             await identity.stop()
             throw error
         }
+    }
+
+    /// The `identity` executable on an ephemeral port, accepting the service credentials
+    /// `credentials` (`name=secret,...`) on its internal methods; shared by the stacks of other services.
+    package static func startIdentity(credentials: String) async throws -> EndToEndServiceProcess {
+        try await EndToEndServiceProcess.start("identity", environment: [
+            "RV_IDENTITY_PORT": "0", "RV_IDENTITY_ADMIN_PORT": "0", "RV_PG_URL_IDENTITY": postgresURL(role: "identity"),
+            "RV_LOG_LEVEL": "warning", "RV_SERVICE_CREDENTIALS": credentials,
+        ])
     }
 
     /// Both processes' logs, for a failure's report.

@@ -4,8 +4,8 @@ import RPC
 import Synchronization
 import Testing
 
-/// Every wrapper of Profiles, Safety, Membership, Discovery, GroupSessions, Messaging and production's services against a
-/// server that is always
+/// Every wrapper of Profiles, Safety, Membership, Discovery, GroupSessions, Messaging, production's services, Media's
+/// unary methods and MomentoEvents against a server that is always
 /// UNAVAILABLE: it calls its own RPC, is sent as many times as its idempotency allows (reads and
 /// server-idempotent writes until the policy gives up, other writes once), and carries the
 /// session's token exactly when the method needs one.
@@ -174,6 +174,26 @@ import Testing
         Rule(path: "Messaging/ListMessages", sending: .retried, needsSession: true) { _ = try await $0.messaging.messages(in: id) },
         Rule(path: "Messaging/MarkRead", sending: .retried, needsSession: true) { try await $0.messaging.markRead(in: id) },
         Rule(path: "Messaging/GetUnreadCount", sending: .retried, needsSession: true) { _ = try await $0.messaging.unreadCount() },
+        Rule(path: "Media/CreateUpload", sending: .once, needsSession: true) {
+            _ = try await $0.media.upload([1, 2, 3], kind: .photo, contentType: "image/png")
+        },
+        Rule(path: "Media/GetUpload", sending: .retried, needsSession: true) { _ = try await $0.media.resumeUpload(id, bytes: [1]) },
+        Rule(path: "Media/GetBlob", sending: .retried, needsSession: true) { _ = try await $0.media.blob(id) },
+        Rule(path: "Media/GetDownloadURL", sending: .retried, needsSession: true) { _ = try await $0.media.downloadURL(id) },
+
+        Rule(path: "MomentoEvents/CreateEvent", sending: .once, needsSession: true) { _ = try await $0.momento.create(.init()) },
+        Rule(path: "MomentoEvents/PreviewEvent", sending: .once, needsSession: false) { _ = try await $0.momento.preview(joinCode: "ABC234") },
+        Rule(path: "MomentoEvents/JoinEvent", sending: .retried, needsSession: true) { _ = try await $0.momento.join(joinCode: "ABC234") },
+        Rule(path: "MomentoEvents/GetEvent", sending: .retried, needsSession: true) { _ = try await $0.momento.event(id) },
+        Rule(path: "MomentoEvents/AddEventPhoto", sending: .retried, needsSession: true) {
+            _ = try await $0.momento.addPhoto(blobID: id, to: id)
+        },
+        Rule(path: "MomentoEvents/ListEventPhotos", sending: .retried, needsSession: true) { _ = try await $0.momento.photos(of: id) },
+        Rule(path: "MomentoEvents/DeleteEventPhoto", sending: .once, needsSession: true) { try await $0.momento.deletePhoto(id, of: id) },
+        Rule(path: "MomentoEvents/SetMemberRole", sending: .retried, needsSession: true) {
+            _ = try await $0.momento.setRole(.admin, of: id, in: id)
+        },
+        Rule(path: "MomentoEvents/GetJoinCodeStats", sending: .retried, needsSession: true) { _ = try await $0.momento.joinCodeStats(id) },
     ]
 
     @Test(arguments: rules)
@@ -248,6 +268,9 @@ final class UnavailableServer: Sendable {
         DatesClient.serviceName: ["ProposeDate", "ConfirmDate", "CompleteDate", "CancelDate", "ReviewDate", "ListDates"],
         ContentClient.serviceName: ["GenerateScript", "UpdateScript", "ListScripts"],
         PointsClient.serviceName: ["GetBalance", "ListEntries"],
+        MediaClient.serviceName: ["CreateUpload", "GetUpload", "GetBlob", "GetDownloadURL"],
+        MomentoEventsClient.serviceName: ["CreateEvent", "PreviewEvent", "JoinEvent", "GetEvent", "AddEventPhoto", "ListEventPhotos",
+                                          "DeleteEventPhoto", "SetMemberRole", "GetJoinCodeStats"],
         GroupSessionsClient.serviceName: ["ListCategories", "CreateSession", "JoinSession", "GetSession", "GetDeck", "LikeOption",
                                           "CloseSession", "ListSessions"],
         MessagingClient.serviceName: ["ListConversations", "GetConversation", "SendMessage", "ListMessages", "MarkRead",

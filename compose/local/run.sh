@@ -50,6 +50,12 @@ pids+=($!)
 as_service messaging "$BIN/messaging" &
 pids+=($!)
 
+# Media keeps blobs under .data/media and signs download URLs with a secret for this run
+# (RV_MEDIA_URL_SECRET to keep URLs valid across runs).
+export RV_MEDIA_URL_SECRET="${RV_MEDIA_URL_SECRET:-$(head -c 32 /dev/urandom | od -An -v -tx1 | tr -d ' \n')}"
+as_service media "$BIN/media" &
+pids+=($!)
+
 echo "rendezvous: running ${#pids[@]} process(es); Ctrl-C stops them"
 wait -n || true
 stop
