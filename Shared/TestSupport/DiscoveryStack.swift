@@ -12,8 +12,8 @@ package final class DiscoveryStack: Sendable {
     package let discovery: EndToEndServiceProcess
     /// Instances of one messaging deployment (one schema), in start order.
     package let messaging: [EndToEndServiceProcess]
-    /// Routes `/rendezvous.identity.`, `/rendezvous.discovery.` and `/rendezvous.messaging.`, as
-    /// compose's edge does.
+    /// Routes `/rendezvous.identity.`, `/rendezvous.discovery.` and `/rendezvous.messaging.` (and
+    /// `/rendezvous.production.` with production), as compose's edge does.
     package let edge: NginxEdge?
     /// When started `withProduction`: production, following the first messaging instance's events.
     package let production: EndToEndServiceProcess?
@@ -75,6 +75,7 @@ package final class DiscoveryStack: Sendable {
                         "RV_SERVICE_CREDENTIALS": "messaging=\(messagingSecret)",
                     ])
                 }
+                if let production { routes["/rendezvous.production."] = production.port }
                 do {
                     let edge = withEdge ? try await NginxEdge.start(routes: routes) : nil
                     return DiscoveryStack(identity: identity, discovery: discovery, messaging: messaging, edge: edge,
