@@ -414,6 +414,19 @@ struct EncounterTests {
         #expect(!events.contains { $0.reason == .resonanceMultiplier })
     }
 
+    @Test func aDeletedAccountTakesItsEncountersWithIt() async throws {
+        let world = try await EncounterWorld.make()
+        defer { world.close() }
+        let a = try await world.initiate()
+        let b = try await world.initiate()
+        let id = try await world.register(a, b)
+        _ = try await world.members.identity.deleteAccount(.init(), options: a.bearer)
+        try await world.members.waitUntil("messaging forgets \(id)") {
+            await reason { _ = try await world.encounters[1].getEncounter(.init(encounterID: id), options: b.bearer) }?.reason
+                == "ENCOUNTER_NOT_FOUND"
+        }
+    }
+
     @Test func concurrentAnswersFromBothDevicesAcceptOnce() async throws {
         let world = try await EncounterWorld.make()
         defer { world.close() }
