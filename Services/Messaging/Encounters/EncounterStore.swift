@@ -59,6 +59,16 @@ struct EncounterRow: Sendable {
     func artifact(of account: UUID) -> String? { isStarter(account) ? starterArtifact : joinerArtifact }
     func resonance(of account: UUID) -> Int16? { isStarter(account) ? starterResonance : joinerResonance }
 
+    /// Whether a deadline of the row's stage has passed (`EncounterStore.settle` resolves it).
+    var deadlinePassed: Bool {
+        switch stage {
+        case .proposed: acceptDeadline.map { now >= $0 } ?? false
+        case .meeting: handshakeDeadline.map { now >= $0 } ?? false
+        case .inPerson: inPersonEndsAt.map { now >= $0 } ?? false
+        default: false
+        }
+    }
+
     /// Whether a Convergence may be proposed now.
     func isMeaningful(minimumMessages: Int32) -> Bool {
         guard let meaningfulAt else { return false }
@@ -225,6 +235,7 @@ struct EncounterStore: Sendable {
     /// in time (the proposer's reflection prompt and courage), a handshake window gone by, an
     /// in-person timer run out (session completion for both).
     func settle(_ row: inout EncounterRow, _ effects: inout EncounterEffects, on connection: Connection) async throws {
+        guard row.deadlinePassed else { return }
         switch row.stage {
         case .proposed:
             guard let deadline = row.acceptDeadline, row.now >= deadline, let proposer = row.proposer else { return }

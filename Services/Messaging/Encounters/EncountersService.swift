@@ -47,7 +47,15 @@ struct EncountersService: EncountersProvider {
 
     func getEncounter(_ request: Encounters.GetEncounterRequest,
                       context: ServerCallContext) async throws -> Encounters.Encounter {
-        try await step(request.encounterID, context) { _, _, _, _ in nil }
+        // Polling devices take no row lock unless a deadline has passed and must be resolved.
+        let (app, account) = try caller(context)
+        guard let id = UUID(uuidString: request.encounterID) else { throw EncounterError.invalidEncounterID }
+        let row = try await pool.withConnection { connection in
+            try await store.load(id, app: app, lock: false, on: connection)
+        }
+        guard row.isParticipant(account) else { throw EncounterError.notAParticipant }
+        guard row.deadlinePassed else { return row.view(for: account, minimumMessages: settings.minimumMessages) }
+        return try await step(request.encounterID, context) { _, _, _, _ in nil }
     }
 
     func reportMessages(_ request: Encounters.ReportMessagesRequest,
