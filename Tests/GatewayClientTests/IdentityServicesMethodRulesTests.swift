@@ -4,8 +4,8 @@ import RPC
 import Synchronization
 import Testing
 
-/// Every wrapper of Profiles, Safety, Membership, Discovery, GroupSessions, Messaging, production's services, Media's
-/// unary methods and MomentoEvents against a server that is always
+/// Every wrapper of Profiles, Safety, Membership, Discovery, GroupSessions, Messaging, Encounters, production's services,
+/// Media's unary methods and MomentoEvents against a server that is always
 /// UNAVAILABLE: it calls its own RPC, is sent as many times as its idempotency allows (reads and
 /// server-idempotent writes until the policy gives up, other writes once), and carries the
 /// session's token exactly when the method needs one.
@@ -194,6 +194,18 @@ import Testing
             _ = try await $0.momento.setRole(.admin, of: id, in: id)
         },
         Rule(path: "MomentoEvents/GetJoinCodeStats", sending: .retried, needsSession: true) { _ = try await $0.momento.joinCodeStats(id) },
+
+        Rule(path: "Encounters/StartEncounter", sending: .once, needsSession: true) { _ = try await $0.encounters.start() },
+        Rule(path: "Encounters/JoinEncounter", sending: .retried, needsSession: true) { _ = try await $0.encounters.join(id) },
+        Rule(path: "Encounters/GetEncounter", sending: .retried, needsSession: true) { _ = try await $0.encounters.encounter(id) },
+        Rule(path: "Encounters/ReportMessages", sending: .retried, needsSession: true) { _ = try await $0.encounters.reportMessages(3, in: id) },
+        Rule(path: "Encounters/ProposeConvergence", sending: .once, needsSession: true) { _ = try await $0.encounters.proposeConvergence(id) },
+        Rule(path: "Encounters/AnswerConvergence", sending: .retried, needsSession: true) { _ = try await $0.encounters.answerConvergence(id, accept: true) },
+        Rule(path: "Encounters/DescribeMeetup", sending: .retried, needsSession: true) { _ = try await $0.encounters.describeMeetup("by the fountain", in: id) },
+        Rule(path: "Encounters/ConfirmArrival", sending: .retried, needsSession: true) { _ = try await $0.encounters.confirmArrival(id) },
+        Rule(path: "Encounters/SubmitHandshakeCode", sending: .once, needsSession: true) { _ = try await $0.encounters.submitHandshakeCode("4821", in: id) },
+        Rule(path: "Encounters/SubmitArtifact", sending: .once, needsSession: true) { _ = try await $0.encounters.submitArtifact("we both noticed", in: id) },
+        Rule(path: "Encounters/SubmitResonance", sending: .once, needsSession: true) { _ = try await $0.encounters.submitResonance(90, in: id) },
     ]
 
     @Test(arguments: rules)
@@ -275,6 +287,9 @@ final class UnavailableServer: Sendable {
                                           "CloseSession", "ListSessions"],
         MessagingClient.serviceName: ["ListConversations", "GetConversation", "SendMessage", "ListMessages", "MarkRead",
                                       "GetUnreadCount"],
+        EncountersClient.serviceName: ["StartEncounter", "JoinEncounter", "GetEncounter", "ReportMessages", "ProposeConvergence",
+                                       "AnswerConvergence", "DescribeMeetup", "ConfirmArrival", "SubmitHandshakeCode",
+                                       "SubmitArtifact", "SubmitResonance"],
     ]
 
     private let recorder: Recorder

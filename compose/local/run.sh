@@ -42,9 +42,10 @@ pids+=($!)
 # Discovery follows identity (keys, tiers, events); it retries until identity answers.
 as_service discovery "$BIN/discovery" &
 pids+=($!)
-# Production (FirstDate's show, The Unseen's points) follows identity's keys and revocations, and
-# discovery's matches for dates.
-RV_DISCOVERY_ADDRESS="${RV_DISCOVERY_ADDRESS:-127.0.0.1:${RV_DISCOVERY_PORT:-7102}}" as_service production "$BIN/production" &
+# Production (FirstDate's show, The Unseen's points) follows identity's keys and revocations,
+# discovery's matches for dates, and messaging's encounter awards for points.
+RV_DISCOVERY_ADDRESS="${RV_DISCOVERY_ADDRESS:-127.0.0.1:${RV_DISCOVERY_PORT:-7102}}" \
+RV_MESSAGING_ADDRESS="${RV_MESSAGING_ADDRESS:-127.0.0.1:${RV_MESSAGING_PORT:-7103}}" as_service production "$BIN/production" &
 pids+=($!)
 # Messaging follows identity (keys, tiers, blocks) and discovery (matches); it retries until both answer.
 as_service messaging "$BIN/messaging" &
