@@ -12,6 +12,7 @@
     EventRevealed in media's outbox, then the first page of the gallery (50 signed URLs).
 """
 import os
+import shutil
 import struct
 import subprocess
 import sys
@@ -181,6 +182,7 @@ def main():
         for process in (media, identity):
             process.terminate()
             process.wait(timeout=15)
+        shutil.rmtree(storage, ignore_errors=True)  # about 200 MB per second of uploads
 
 
 if __name__ == "__main__":
