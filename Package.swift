@@ -40,6 +40,8 @@ let package = Package(
         .systemLibrary(name: "CLinux", path: "Shared/CLinux"),
         .systemLibrary(name: "CZlib", path: "Shared/CZlib", pkgConfig: "zlib",
                        providers: [.apt(["zlib1g-dev"])]),
+        .systemLibrary(name: "CCurl", path: "Shared/CCurl", pkgConfig: "libcurl",
+                       providers: [.apt(["libcurl4-openssl-dev"])]),
 
         // Shared modules.
         .target(name: "Wire", path: "Shared/Wire", swiftSettings: swiftSettings),
@@ -71,6 +73,9 @@ let package = Package(
         .target(name: "TestSupport", dependencies: ["RPC", "Contracts", "CryptoCore", "Postgres", "Wire"], path: "Shared/TestSupport",
                 swiftSettings: swiftSettings),
 
+        // Outbound HTTP(S) through libcurl: the LLM icebreaker endpoint (and S3, webhooks).
+        .target(name: "OutboundHTTP", dependencies: ["CCurl"], path: "Shared/OutboundHTTP", swiftSettings: swiftSettings),
+
         // The protoc plugin that generates Shared/Contracts/Generated from proto-docs/ (`make generate`).
         .executableTarget(name: "ProtocGen", dependencies: ["Wire"], path: "Shared/ProtocGen", exclude: ["generate.sh"],
                           swiftSettings: swiftSettings),
@@ -88,7 +93,8 @@ let package = Package(
 
         .executableTarget(name: "Production", dependencies: ["Auth", "Contracts", "CryptoCore", "Postgres", "RPC", "Runtime"],
                           path: "Services/Production", swiftSettings: swiftSettings),
-        .executableTarget(name: "Messaging", dependencies: ["Auth", "Contracts", "CryptoCore", "Postgres", "RPC", "Runtime"],
+        .executableTarget(name: "Messaging", dependencies: ["Auth", "Contracts", "CryptoCore", "OutboundHTTP", "Postgres", "RPC",
+                                                            "Runtime", .product(name: "Logging", package: "swift-log")],
                           path: "Services/Messaging", swiftSettings: swiftSettings),
         .executableTarget(name: "Media", dependencies: ["Auth", "Contracts", "CryptoCore", "Postgres", "RPC", "Runtime"],
                           path: "Services/Media", swiftSettings: swiftSettings),
@@ -124,7 +130,7 @@ let package = Package(
         .testTarget(name: "MessagingTests", dependencies: ["Messaging", "Auth", "Contracts", "CryptoCore", "HTTP2", "Postgres", "RPC",
                                                            "Runtime",
                                                            "TestSupport"],
-                    swiftSettings: swiftSettings),
+                    exclude: ["Fixtures"], swiftSettings: swiftSettings),
         .testTarget(name: "MediaTests", dependencies: ["Media", "Auth", "Contracts", "Postgres", "RPC", "Runtime", "TestSupport"],
                     swiftSettings: swiftSettings),
         .testTarget(name: "GatewayClientTests", dependencies: ["GatewayClient", "Contracts", "RPC", "TestSupport",

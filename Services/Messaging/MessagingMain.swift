@@ -52,6 +52,11 @@ struct MessagingMain {
             context.addBackgroundJob("encounter deadlines") {
                 await server.encounters.sweepRegularly(every: settings.encounters.sweepInterval, pool: pool)
             }
+            if let generator = settings.icebreakerGenerator {
+                let http = BlockingWorkPool(threads: 2, name: "icebreakers")
+                let icebreakers = IcebreakerGenerator(settings: generator, pool: pool, http: http, logger: context.logger)
+                context.addBackgroundJob("icebreaker generator") { await icebreakers.run() }
+            }
             for (source, client, types) in [("discovery", discovery, ConversationEvents.discoveryTypes),
                                             ("identity", identity, ConversationEvents.identityTypes)] {
                 let consumer = try EventConsumer(source: source, schema: "messaging", pool: pool, client: client, types: types,

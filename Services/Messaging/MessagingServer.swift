@@ -38,6 +38,6 @@ struct MessagingServer: Sendable {
                     EncountersService(pool: pool, store: encounters, settings: settings.encounters),
                     EventStreamService(outbox: events, pool: pool, notifier: eventsNotifier)]
         interceptors = [serviceInterceptor, auth]
-        conversations = ConversationEvents(feed: feed)
+        conversations = ConversationEvents(feed: feed, generatorConfigured: settings.icebreakerGenerator != nil)
     }
 }

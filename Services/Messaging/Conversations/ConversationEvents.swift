@@ -12,6 +12,8 @@ import Runtime
 /// icebreakers. Each change tells both members' realtime streams.
 struct ConversationEvents: Sendable {
     let feed: RealtimeFeed
+    /// Whether an icebreaker generator is configured: new matches are then queued for it.
+    var generatorConfigured = false
 
     static let discoveryTypes = ["MatchCreated", "MatchEnded", "SessionMatched"]
     static let identityTypes = ["UserBlocked", "UserUnblocked", "AccountDeleted", "ProfileUpdated"]
@@ -115,9 +117,9 @@ struct ConversationEvents: Sendable {
         let shared = Set(try rows[0].decode(0, as: [String].self))
         let starters = IcebreakerPool.choose(sharedCuisines: shared, seed: id)
         _ = try await connection.execute("""
-            INSERT INTO messaging.icebreakers (conversation_id, starters, source) VALUES ($1, $2, 'pool')
+            INSERT INTO messaging.icebreakers (conversation_id, starters, source, generation) VALUES ($1, $2, 'pool', $3)
             ON CONFLICT (conversation_id) DO NOTHING
-            """, [.uuid(id), .textArray(starters)])
+            """, [.uuid(id), .textArray(starters), .int16(generatorConfigured ? 1 : 0)])
         return starters
     }
 
