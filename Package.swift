@@ -87,7 +87,8 @@ let package = Package(
 
         .executableTarget(name: "Production", dependencies: ["Auth", "Contracts", "CryptoCore", "Postgres", "RPC", "Runtime"],
                           path: "Services/Production", swiftSettings: swiftSettings),
-        .executableTarget(name: "Messaging", dependencies: ["Auth", "Contracts", "CryptoCore", "Postgres", "RPC", "Runtime"],
+        .executableTarget(name: "Messaging", dependencies: ["Auth", "Contracts", "CryptoCore", "HTTP2", "IOLoop", "Postgres", "RPC",
+                                                          "Runtime"],
                           path: "Services/Messaging", swiftSettings: swiftSettings),
 
         .executableTarget(name: "DBBenchServer", dependencies: ["Runtime", "RPC", "Postgres", "Contracts", "Auth"],
@@ -119,7 +120,7 @@ let package = Package(
         .testTarget(name: "ProductionTests", dependencies: ["Production", "Auth", "Contracts", "Postgres", "RPC", "Runtime", "TestSupport"],
                     swiftSettings: swiftSettings),
         .testTarget(name: "MessagingTests", dependencies: ["Messaging", "Auth", "Contracts", "CryptoCore", "HTTP2", "Postgres", "RPC",
-                                                           "Runtime",
+                                                           "Runtime", "IOLoop",
                                                            "TestSupport"],
                     swiftSettings: swiftSettings),
         .testTarget(name: "GatewayClientTests", dependencies: ["GatewayClient", "Contracts", "RPC", "TestSupport",

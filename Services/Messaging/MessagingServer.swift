@@ -27,7 +27,7 @@ struct MessagingServer: Sendable {
                                            source: IdentitySigningKeySource(client: IdentityClient(client: identity)))
         let auth = AuthInterceptor(verifier: verifier, publicMethods: [], revocations: revocations)
         services = [MessagingService(pool: pool, tiers: tiers, feed: feed),
-                    RealtimeService(pool: pool, tiers: tiers, feed: feed, hub: hub)]
+                    RealtimeService(pool: pool, tiers: tiers, feed: feed, hub: hub), PushService(pool: pool)]
         interceptors = [auth]
         conversations = ConversationEvents(feed: feed)
     }

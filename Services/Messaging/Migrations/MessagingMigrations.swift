@@ -72,6 +72,7 @@ enum MessagingMigrations {
                     generated_at timestamptz NOT NULL DEFAULT now()
                 );
                 """),
+            PushMigrations.migration(version: 8),
         ]
     }
 }
