@@ -1,0 +1,251 @@
+import Contracts
+import CryptoCore
+import Foundation
+import Postgres
+import RPC
+import Testing
+import TestSupport
+
+/// Push over the wire: real identity, discovery and two messaging instances sending to a fake
+/// APNs that checks the provider token and headers and answers as Apple does.
+@Suite(.serialized, .pushServices) struct PushTests {
+    @Test func aMessage_isPushedToTheOtherMember_withTheAppsTopicAndPayload() async throws {
+        let (members, fake) = try await Self.setUp()
+        defer { members.close() }
+        let ana = try await members.join()
+        let ben = try await members.join()
+        let anaToken = try await Self.register(ana, members)
+        let benToken = try await Self.register(ben, members)
+        let id = try await members.match(ana, ben)
+        // Both hear of the match.
+        for token in [anaToken, benToken] {
+            let pushes = try await fake.waitFor(token) { $0.contains { $0.category == "match" } }
+            let match = try #require(pushes.first { $0.category == "match" })
+            #expect(match.payload["deep_link"]?.stringValue == "swivo://conversation/\(id)")
+            #expect(match.collapseID == "match-\(id)")
+        }
+        let sent = try await members.send("Tacos tonight?", from: ana, in: id)
+        let pushes = try await fake.waitFor(benToken) { $0.contains { $0.category == "message" } }
+        let push = try #require(pushes.first { $0.category == "message" })
+        #expect(push.topic == "com.example.swivo")
+        #expect(push.pushType == "alert")
+        #expect(push.priority == "10")
+        #expect(push.collapseID == sent.sentID)
+        #expect(push.alertBody == "Tacos tonight?")
+        #expect(push.aps["thread-id"]?.stringValue == id)
+        #expect(push.aps["sound"]?.stringValue == "default")
+        #expect(push.payload["deep_link"]?.stringValue == "swivo://conversation/\(id)")
+        #expect(push.status == 200)
+        // The sender's own devices get no push for their message.
+        #expect(!fake.requests(to: anaToken).contains { $0.category == "message" })
+
+        // The delivery log keeps the token's last 8 characters only, with APNs's id.
+        try await members.waitUntil("the delivery is logged") {
+            try await Self.deliveries(of: ben, members).contains { $0.status == "delivered" && $0.category == 2 }
+        }
+        let logged = try #require(try await Self.deliveries(of: ben, members).first { $0.category == 2 })
+        #expect(logged.suffix == String(benToken.suffix(8)))
+        #expect(logged.apnsID == push.apnsID)
+        #expect(logged.attempts == 1)
+    }
+
+    @Test(arguments: [(410, "Unregistered", Devices.PushTokenInactiveReason.unregistered),
+                      (400, "BadDeviceToken", .badDeviceToken),
+                      (400, "DeviceTokenNotForTopic", .notForTopic)])
+    func aRefusedToken_isMarkedInactiveInIdentity(status: Int, reason: String,
+                                                   expected: Devices.PushTokenInactiveReason) async throws {
+        let (members, fake) = try await Self.setUp()
+        defer { members.close() }
+        let ana = try await members.join()
+        let ben = try await members.join()
+        let token = try await Self.register(ben, members)
+        fake.script(token, [.error(status, reason)])
+        _ = try await members.match(ana, ben)
+        _ = try await fake.waitFor(token) { $0.contains { $0.status == status } }
+        try await members.waitUntil("identity marks the token inactive") {
+            let mine = try await DevicesClient(client: members.identity.client).listMyPushTokens(options: ben.bearer)
+            return mine.tokens.first { $0.token == token }?.active == false
+        }
+        let mine = try await DevicesClient(client: members.identity.client).listMyPushTokens(options: ben.bearer)
+        #expect(mine.tokens.first { $0.token == token }?.inactiveReason == expected)
+        try await members.waitUntil("the refusal is logged") {
+            try await Self.deliveries(of: ben, members).contains { $0.status == (status == 410 ? "unregistered" : "bad_token") }
+        }
+        // Not retried: one request only.
+        #expect(fake.requests(to: token).count == 1)
+    }
+
+    @Test func tooManyRequestsAndServerErrors_areRetriedWithBackoff_thenDelivered() async throws {
+        let (members, fake) = try await Self.setUp()
+        defer { members.close() }
+        let ana = try await members.join()
+        let ben = try await members.join()
+        let token = try await Self.register(ben, members)
+        fake.script(token, [.error(429, "TooManyRequests"), .error(500, "InternalServerError"), .error(503, "ServiceUnavailable")])
+        _ = try await members.match(ana, ben)
+        let pushes = try await fake.waitFor(token) { $0.contains { $0.status == 200 } }
+        #expect(pushes.map(\.status) == [429, 500, 503, 200])
+        try await members.waitUntil("the delivery is logged") {
+            try await Self.deliveries(of: ben, members).contains { $0.status == "delivered" && $0.attempts == 4 }
+        }
+    }
+
+    @Test func preferences_turnACategoryOff_andQuietHoursMakePushesSilent() async throws {
+        let (members, fake) = try await Self.setUp()
+        defer { members.close() }
+        let ana = try await members.join()
+        let ben = try await members.join()
+        let token = try await Self.register(ben, members)
+        let push = PushClient(client: members.messaging[1].client)
+
+        let defaults = try await push.getPushPreferences(options: ben.bearer)
+        #expect(defaults.categories.count == 8)
+        #expect(defaults.categories.filter { !$0.enabled }.map(\.category) == [.episodePublished])
+
+        var off = Push.SetPushPreferencesRequest()
+        off.categories = [Push.CategoryPreference(category: .message, enabled: false)]
+        let changed = try await push.setPushPreferences(off, options: ben.bearer)
+        #expect(changed.categories.first { $0.category == .message }?.enabled == false)
+        #expect(changed.categories.first { $0.category == .match }?.enabled == true)
+
+        let id = try await members.match(ana, ben)
+        let muted = try await members.send("you will not hear this", from: ana, in: id)
+        var on = Push.SetPushPreferencesRequest()
+        on.categories = [Push.CategoryPreference(category: .message, enabled: true)]
+        // Quiet all day long in UTC: pushes still come, silently.
+        on.quietHours = Push.QuietHours(startMinute: 0, endMinute: 1439, utcOffsetMinutes: 0)
+        _ = try await push.setPushPreferences(on, options: ben.bearer)
+        let heard = try await members.send("but this one", from: ana, in: id)
+
+        let pushes = try await fake.waitFor(token) { $0.contains { $0.collapseID == heard.sentID } }
+        #expect(!pushes.contains { $0.collapseID == muted.sentID })
+        let quiet = try #require(pushes.first { $0.collapseID == heard.sentID })
+        #expect(quiet.aps["interruption-level"]?.stringValue == "passive")
+        #expect(quiet.aps["sound"] == nil)
+        // Planning is in stream order: the later message's job exists, so the muted one's was decided.
+        let jobs = try await members.admin.withConnection { connection in
+            try await connection.query("SELECT reference FROM messaging.push_jobs WHERE account_id = $1::uuid",
+                                       [.text(ben.id)]).map { try $0.decode(0, as: String.self) }
+        }
+        #expect(jobs.contains(heard.sentID))
+        #expect(!jobs.contains(muted.sentID))
+
+        // Bad input is refused with a reason.
+        var unknown = Push.SetPushPreferencesRequest()
+        unknown.categories = [Push.CategoryPreference(category: .unspecified, enabled: true)]
+        #expect(await reason { _ = try await push.setPushPreferences(unknown, options: ben.bearer) }?.reason == "INVALID_PUSH_CATEGORY")
+        var twice = Push.SetPushPreferencesRequest()
+        twice.categories = [Push.CategoryPreference(category: .match, enabled: true),
+                            Push.CategoryPreference(category: .match, enabled: false)]
+        #expect(await reason { _ = try await push.setPushPreferences(twice, options: ben.bearer) }?.reason == "INVALID_PUSH_CATEGORY")
+        var hours = Push.SetPushPreferencesRequest()
+        hours.quietHours = Push.QuietHours(startMinute: 0, endMinute: 1440, utcOffsetMinutes: 0)
+        #expect(await reason { _ = try await push.setPushPreferences(hours, options: ben.bearer) }?.reason == "INVALID_QUIET_HOURS")
+        #expect(await reason { _ = try await push.getPushPreferences() }?.code == .unauthenticated)
+    }
+
+    @Test func theProviderToken_isReusedAcrossPushes_andReplacedWhenAPNsSaysItExpired() async throws {
+        let (members, fake) = try await Self.setUp()
+        defer { members.close() }
+        let ana = try await members.join()
+        let ben = try await members.join()
+        let token = try await Self.register(ben, members)
+        let id = try await members.match(ana, ben)
+        for (index, instance) in [0, 1, 0, 1, 0, 1].enumerated() {
+            _ = try await members.send("reuse \(index)", from: ana, in: id, instance: instance)
+        }
+        let before = try await fake.waitFor(token) { $0.filter { $0.category == "message" }.count == 6 }
+        // One token per messaging instance at most, however many pushes.
+        #expect(Set(before.map(\.bearer)).count <= 2)
+        #expect(before.allSatisfy { $0.status == 200 })
+
+        fake.expireProviderTokens()
+        let after = try await members.send("after expiry", from: ana, in: id)
+        let pushes = try await fake.waitFor(token) { $0.contains { $0.collapseID == after.sentID && $0.status == 200 } }
+        let tries = pushes.filter { $0.collapseID == after.sentID }
+        #expect(tries.first?.status == 403)
+        let delivered = try #require(tries.last)
+        #expect(!Set(before.map(\.bearer)).contains(delivered.bearer))
+        #expect(delivered.issuedAt >= before.map(\.issuedAt).max() ?? 0)
+    }
+
+    @Test func twoInstances_sendEachPushOnce() async throws {
+        let (members, fake) = try await Self.setUp()
+        defer { members.close() }
+        let ana = try await members.join()
+        let ben = try await members.join()
+        let token = try await Self.register(ben, members)
+        let id = try await members.match(ana, ben)
+        let sent = try await withThrowingTaskGroup(of: String.self) { group in
+            for index in 0..<30 {
+                group.addTask { try await members.send("burst \(index)", from: ana, in: id, instance: index % 2).sentID }
+            }
+            return try await group.reduce(into: [String]()) { $0.append($1) }
+        }
+        let pushes = try await fake.waitFor(token) { pushes in
+            Set(sent).isSubset(of: Set(pushes.filter { $0.status == 200 }.compactMap { $0.collapseID }))
+        }
+        // Accepted ones: an instance whose provider token the previous test expired is refused
+        // once (403) and sends again with a new one.
+        let messagePushes = pushes.filter { $0.category == "message" && $0.status == 200 }.compactMap { $0.collapseID }
+        #expect(messagePushes.count == sent.count)
+        #expect(Set(messagePushes) == Set(sent))
+        // Each job leased once, finished, one delivery each.
+        let rows = try await members.admin.withConnection { connection in
+            try await connection.query("""
+                SELECT j.leases, j.done_at IS NOT NULL, (SELECT count(*) FROM messaging.push_deliveries d WHERE d.job_id = j.id)
+                FROM messaging.push_jobs j WHERE j.account_id = $1::uuid AND j.category = 2
+                """, [.text(ben.id)])
+        }
+        #expect(rows.count == sent.count)
+        for row in rows {
+            #expect(try row.decode(0, as: Int32.self) == 1)
+            #expect(try row.decode(1, as: Bool.self))
+            #expect(try row.decode(2, as: Int64.self) == 1)
+        }
+    }
+
+    // MARK: - Helpers
+
+    static func setUp() async throws -> (MessagingMembers, FakeAPNs) {
+        (try await MessagingMembers.make(), try PushHarness.running)
+    }
+
+    /// Registers a fresh APNs sandbox token for `member`; returns it (lower-case hex).
+    static func register(_ member: Member, _ members: MessagingMembers) async throws -> String {
+        let token = (0..<32).map { _ in String(format: "%02x", UInt8.random(in: 0...255)) }.joined()
+        var request = Devices.RegisterPushTokenRequest()
+        request.token = token
+        request.platform = .apns
+        request.environment = .sandbox
+        request.deviceID = "device-\(UUID().uuidString)"
+        _ = try await DevicesClient(client: members.identity.client).registerPushToken(request, options: member.bearer)
+        return token
+    }
+
+    struct Logged {
+        var category: Int16
+        var status: String
+        var suffix: String
+        var attempts: Int32
+        var apnsID: String?
+    }
+
+    static func deliveries(of member: Member, _ members: MessagingMembers) async throws -> [Logged] {
+        try await members.admin.withConnection { connection in
+            try await connection.query("""
+                SELECT category, status, token_suffix, attempts, apns_id FROM messaging.push_deliveries
+                WHERE account_id = $1::uuid ORDER BY id
+                """, [.text(member.id)]).map { row in
+                Logged(category: try row.decode(0), status: try row.decode(1), suffix: try row.decode(2),
+                       attempts: try row.decode(3), apnsID: try row.decode(4))
+            }
+        }
+    }
+}
+
+
+extension Messaging.SendMessageResponse {
+    /// The stored message's id.
+    var sentID: String { message?.messageID ?? "" }
+}
