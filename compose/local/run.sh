@@ -47,7 +47,10 @@ pids+=($!)
 RV_DISCOVERY_ADDRESS="${RV_DISCOVERY_ADDRESS:-127.0.0.1:${RV_DISCOVERY_PORT:-7102}}" as_service production "$BIN/production" &
 pids+=($!)
 # Messaging follows identity (keys, tiers, blocks) and discovery (matches); it retries until both answer.
-as_service messaging "$BIN/messaging" &
+# Push (APNs) is on when RV_APNS_KEY_FILE, RV_APNS_KEY_ID, RV_APNS_TEAM_ID (and RV_APNS_TOPICS)
+# are exported; otherwise it logs a warning and sends nothing. It follows production's
+# application updates for pushes.
+RV_PRODUCTION_ADDRESS="${RV_PRODUCTION_ADDRESS:-127.0.0.1:${RV_PRODUCTION_PORT:-7104}}" as_service messaging "$BIN/messaging" &
 pids+=($!)
 
 echo "rendezvous: running ${#pids[@]} process(es); Ctrl-C stops them"
