@@ -174,6 +174,10 @@ import Testing
         Rule(path: "Messaging/ListMessages", sending: .retried, needsSession: true) { _ = try await $0.messaging.messages(in: id) },
         Rule(path: "Messaging/MarkRead", sending: .retried, needsSession: true) { try await $0.messaging.markRead(in: id) },
         Rule(path: "Messaging/GetUnreadCount", sending: .retried, needsSession: true) { _ = try await $0.messaging.unreadCount() },
+        Rule(path: "Push/GetPushPreferences", sending: .retried, needsSession: true) { _ = try await $0.push.preferences() },
+        Rule(path: "Push/SetPushPreferences", sending: .retried, needsSession: true) {
+            _ = try await $0.push.setPreferences([.message: false])
+        },
     ]
 
     @Test(arguments: rules)
@@ -252,6 +256,7 @@ final class UnavailableServer: Sendable {
                                           "CloseSession", "ListSessions"],
         MessagingClient.serviceName: ["ListConversations", "GetConversation", "SendMessage", "ListMessages", "MarkRead",
                                       "GetUnreadCount"],
+        PushClient.serviceName: ["GetPushPreferences", "SetPushPreferences"],
     ]
 
     private let recorder: Recorder
