@@ -10,7 +10,14 @@ final class APNsClient: Sendable {
     let port: Int
     private let security: TransportSecurity
     private let group: EventLoopGroup
-    private let connection = Mutex<Task<HTTP2Connection, any Error>?>(nil)
+
+    private enum ConnectionState {
+        case idle
+        case connecting(Task<HTTP2Connection, any Error>)
+        case ready(HTTP2Connection)
+    }
+
+    private let state = Mutex(ConnectionState.idle)
 
     init(host: String, port: Int, tls: TLSContext, group: EventLoopGroup = .shared) {
         self.host = host
@@ -54,7 +61,9 @@ final class APNsClient: Sendable {
                 return response
             }
         } catch {
-            drop(connection)
+            // A timeout resets only its stream (the connection's keepalive PING finds a dead
+            // peer); a connection that is going away is forgotten at once.
+            if !connection.acceptsNewStreams { drop(connection) }
             throw error
         }
         var result = APNsResponse(status: response.status, apnsID: response.headers[first: "apns-id"])
@@ -67,45 +76,48 @@ final class APNsClient: Sendable {
 
     /// Closes the connection.
     func close() {
-        let task = connection.withLock { state in
-            defer { state = nil }
+        let current = state.withLock { state -> ConnectionState in
+            defer { state = .idle }
             return state
         }
-        Task { (try? await task?.value)?.shutdownSoon() }
+        if case .ready(let connection) = current { connection.shutdownSoon() }
     }
 
     private func ready() async throws -> HTTP2Connection {
-        let task = connection.withLock { state in
-            if let state { return state }
-            let task = Task { [host, port, group, security] in
-                try await HTTP2Client.connect(host: host, port: port, loop: group.next(), security: security)
+        let task = state.withLock { state -> Task<HTTP2Connection, any Error> in
+            switch state {
+            case .ready(let connection) where connection.acceptsNewStreams:
+                return Task { connection }
+            case .connecting(let task):
+                return task
+            case .idle, .ready:
+                let task = Task { [host, port, group, security] in
+                    try await HTTP2Client.connect(host: host, port: port, loop: group.next(), security: security)
+                }
+                state = .connecting(task)
+                return task
             }
-            state = task
-            return task
         }
         do {
-            let current = try await task.value
-            guard current.acceptsNewStreams else {
-                drop(current)
-                return try await ready()
+            let connection = try await task.value
+            state.withLock { state in
+                if case .connecting(let current) = state, current == task { state = .ready(connection) }
             }
-            return current
+            return connection
         } catch {
-            connection.withLock { state in
-                if state == task { state = nil }
+            state.withLock { state in
+                if case .connecting(let current) = state, current == task { state = .idle }
             }
             throw error
         }
     }
 
-    /// Forgets `broken` so the next send connects anew.
+    /// Forgets `broken` (unless a newer connection replaced it already) and closes it, so the
+    /// next send connects anew.
     private func drop(_ broken: HTTP2Connection) {
-        let stale = connection.withLock { state -> Task<HTTP2Connection, any Error>? in
-            guard let task = state else { return nil }
-            state = nil
-            return task
+        state.withLock { state in
+            if case .ready(let current) = state, current === broken { state = .idle }
         }
-        _ = stale
         broken.closeSoon()
     }
 }
