@@ -205,6 +205,49 @@ import TestSupport
         }
     }
 
+    @Test func aJobWhoseLeaseRanOut_isSentOnlyToTheTokensNotYetLogged() async throws {
+        // As if an instance crashed mid-job: the lease has passed, one token was already sent to.
+        let (members, fake) = try await Self.setUp()
+        defer { members.close() }
+        let ben = try await members.join()
+        let sent = try await Self.register(ben, members)
+        let unsent = try await Self.register(ben, members)
+        let payload = Array(#"{"aps":{"alert":{"title":"t","body":"b"},"category":"message"}}"#.utf8)
+        let source = "test:\(UUID().uuidString)"
+        try await members.admin.withConnection { connection in
+            let job: Int64 = try await connection.query("""
+                INSERT INTO messaging.push_jobs (source, account_id, app, category, reference, payload, collapse_id, priority,
+                                                 expires_at, available_at, leases)
+                VALUES ($1, $2::uuid, 'swivo', 2, 'crash', $3, $1, 10, now() + interval '1 hour', now() - interval '1 second', 1)
+                RETURNING id
+                """, [.text(source), .text(ben.id), .bytea(payload)])[0].decode(0)
+            _ = try await connection.execute("""
+                INSERT INTO messaging.push_deliveries (job_id, account_id, app, category, token_suffix, token_sha256, environment,
+                                                       status, http_status, attempts)
+                VALUES ($1, $2::uuid, 'swivo', 2, right($3, 8), sha256(convert_to($3, 'UTF8')), 'sandbox', 'delivered', 200, 1)
+                """, [.int64(job), .text(ben.id), .text(sent)])
+        }
+        _ = try await fake.waitFor(unsent) { $0.contains { $0.collapseID == source } }
+        try await members.waitUntil("the job is finished") {
+            try await members.admin.withConnection { connection in
+                try await connection.query("SELECT done_at IS NOT NULL FROM messaging.push_jobs WHERE source = $1",
+                                           [.text(source)])[0].decode(0, as: Bool.self)
+            }
+        }
+        #expect(!fake.requests(to: sent).contains { $0.collapseID == source })
+        #expect(fake.requests(to: unsent).filter { $0.collapseID == source }.count == 1)
+    }
+
+    @Test func anUnreadableKey_stopsStartUp_namingTheSetting() async throws {
+        let result = try await Subprocess.run(try RepositoryPaths.builtExecutable("messaging"), [], environment: [
+            "RV_MESSAGING_PORT": "0", "RV_MESSAGING_ADMIN_PORT": "0",
+            "RV_PG_URL_MESSAGING": DiscoveryStack.postgresURL(role: "messaging"), "RV_LOG_LEVEL": "warning",
+            "RV_APNS_KEY_FILE": "/nonexistent/AuthKey.p8", "RV_APNS_KEY_ID": "KEY1234567", "RV_APNS_TEAM_ID": "TEAM123456",
+        ], timeout: .seconds(30))
+        #expect(result.exitCode != 0)
+        #expect(result.output.contains("RV_APNS_KEY_FILE"))
+    }
+
     // MARK: - Helpers
 
     static func setUp() async throws -> (MessagingMembers, FakeAPNs) {
