@@ -72,7 +72,6 @@ enum MessagingMigrations {
                     generated_at timestamptz NOT NULL DEFAULT now()
                 );
                 """),
-            PushMigrations.migration(version: 8),
-        ]
+        ] + PushMigrations.migrations(from: 8)
     }
 }

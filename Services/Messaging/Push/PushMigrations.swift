@@ -5,7 +5,14 @@ import Runtime
 /// transaction of the event that causes the push, worked under row leases) and the delivery log
 /// (a token's last 8 characters and its SHA-256, never the token).
 enum PushMigrations {
-    static func migration(version: Int) -> Migration {
+    /// Push's migrations, numbered from `first`.
+    static func migrations(from first: Int) -> [Migration] {
+        [tables(version: first), Migration(version: first + 1, name: "push log retention", sql: """
+            CREATE INDEX push_deliveries_by_sent_at ON messaging.push_deliveries (sent_at);
+            """)]
+    }
+
+    private static func tables(version: Int) -> Migration {
         Migration(version: version, name: "push", sql: """
             CREATE TABLE messaging.push_categories (
                 account_id uuid NOT NULL,

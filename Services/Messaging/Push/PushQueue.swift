@@ -60,12 +60,16 @@ enum PushQueue {
         }
     }
 
-    /// Deletes finished jobs older than `age` (their deliveries stay in the log).
-    static func prune(olderThan age: Duration, pool: PostgresPool) async throws {
+    /// Deletes finished jobs older than `age` (their deliveries stay in the log) and log rows
+    /// older than `logAge`.
+    static func prune(olderThan age: Duration, logOlderThan logAge: Duration, pool: PostgresPool) async throws {
         try await pool.withConnection { connection in
             _ = try await connection.execute("""
                 DELETE FROM messaging.push_jobs WHERE done_at < now() - $1::int8 * interval '1 millisecond'
                 """, [.int64(milliseconds(age))])
+            _ = try await connection.execute("""
+                DELETE FROM messaging.push_deliveries WHERE sent_at < now() - $1::int8 * interval '1 millisecond'
+                """, [.int64(milliseconds(logAge))])
         }
     }
 

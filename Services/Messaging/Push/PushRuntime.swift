@@ -10,8 +10,8 @@ import Runtime
 /// when `RV_PRODUCTION_ADDRESS` is set, production's events) and the queue worker. Without the
 /// APNs key settings push is off with a warning; a key that cannot be read stops start-up.
 enum PushRuntime {
-    static func start(context: ServiceContext, pool: PostgresPool, server: MessagingServer, identity: RPCClient,
-                      credential: ServiceCredential?) throws {
+    static func start(context: ServiceContext, pool: PostgresPool, server: MessagingServer, notifier: OutboxNotifier,
+                      identity: RPCClient, credential: ServiceCredential?) throws {
         let settings = try PushSettings.load(from: context.environment)
         guard settings.enabled, let keyFile = settings.keyFile, let keyID = settings.keyID, let teamID = settings.teamID else {
             context.logger.warning("RV_APNS_KEY_FILE, RV_APNS_KEY_ID and RV_APNS_TEAM_ID are not all set: push is disabled")
@@ -42,8 +42,8 @@ enum PushRuntime {
                                 devices: DevicesInternalClient(client: identity), credential: credential,
                                 maxAttempts: settings.maxAttempts, backoff: settings.backoff, logger: context.logger)
         let planner = PushPlanner(maximumAge: settings.maximumAge)
-        let follower = RealtimePushFollower(pool: pool, feed: server.feed, stream: server.realtimeStream, planner: planner,
-                                            logger: context.logger)
+        let follower = RealtimePushFollower(pool: pool, feed: server.feed, notifier: notifier, planner: planner,
+                                            pollInterval: settings.pollInterval, logger: context.logger)
         context.addBackgroundJob("push planning") { await follower.run() }
         var sources: [(String, RPCClient, [String])] = [("identity", identity, PushPlanner.identityTypes)]
         if let text = context.environment["RV_PRODUCTION_ADDRESS"] {

@@ -31,7 +31,7 @@ struct PushWorker: Sendable {
                 }
                 if ContinuousClock.now - lastPrune > .seconds(600) {
                     lastPrune = .now
-                    try await PushQueue.prune(olderThan: .seconds(86_400), pool: pool)
+                    try await PushQueue.prune(olderThan: .seconds(86_400), logOlderThan: .seconds(30 * 86_400), pool: pool)
                 }
             } catch {
                 logger.warning("push queue unavailable", metadata: ["error": "\(error)"])

@@ -3,32 +3,37 @@ import Logging
 import Postgres
 import Runtime
 
-/// Follows messaging's own realtime outbox in-process for the planner: each event is planned
-/// and the cursor (`messaging.event_cursors`, source `push-realtime`) advanced in one
-/// transaction under the cursor's row lock, so with several instances each event is planned
-/// once. A first start begins at the current end of the outbox, not at its history.
+/// Plans pushes from messaging's own realtime outbox, in batches: each transaction locks the
+/// cursor (`messaging.event_cursors`, source `push-realtime`), reads the next events below the
+/// outbox's horizon (every transaction that could still add an older one has ended), plans them
+/// and moves the cursor, so with several instances each event is planned once and none is
+/// skipped. A first start begins at the current end of the outbox, not at its history.
 struct RealtimePushFollower: Sendable {
     static let source = "push-realtime"
+    static let batchSize = 500
 
     let pool: PostgresPool
     let feed: RealtimeFeed
-    let stream: EventStreamService
+    let notifier: OutboxNotifier
     let planner: PushPlanner
+    let pollInterval: Duration
     let logger: Logger
 
     func run() async {
         while !Task.isCancelled {
             do {
                 let start = try await feed.startCursor(pool: pool)
-                let after: Int64 = try await pool.withConnection { connection in
+                try await pool.withConnection { connection in
                     _ = try await connection.execute("""
                         INSERT INTO messaging.event_cursors (source, cursor) VALUES ($1, $2) ON CONFLICT DO NOTHING
                         """, [.text(Self.source), .int64(start)])
-                    return try await connection.query("SELECT cursor FROM messaging.event_cursors WHERE source = $1",
-                                                      [.text(Self.source)])[0].decode(0)
                 }
-                try await stream.follow(Events.WatchEventsRequest(afterCursor: after, types: PushPlanner.realtimeTypes)) { event in
-                    try await applyOnce(event)
+                while !Task.isCancelled {
+                    // Read the generation first: a commit after it wakes the wait below.
+                    let seen = notifier.generation
+                    if try await planNextBatch() < Self.batchSize {
+                        await notifier.wait(after: seen, timeout: pollInterval)
+                    }
                 }
             } catch {
                 if Task.isCancelled { return }
@@ -38,15 +43,19 @@ struct RealtimePushFollower: Sendable {
         }
     }
 
-    private func applyOnce(_ event: Events.Event) async throws {
+    /// Plans the events after the stored cursor; returns how many there were.
+    func planNextBatch() async throws -> Int {
         try await pool.withTransaction { connection in
-            let current: Int64 = try await connection.query(
+            let cursor: Int64 = try await connection.query(
                 "SELECT cursor FROM messaging.event_cursors WHERE source = $1 FOR UPDATE", [.text(Self.source)])[0].decode(0)
-            guard event.cursor > current else { return }
-            try await planner.apply(event, source: "realtime", on: connection)
+            let events = try await feed.outbox.events(after: cursor, types: PushPlanner.realtimeTypes, limit: Self.batchSize,
+                                                      on: connection)
+            guard let last = events.last else { return 0 }
+            for event in events { try await planner.apply(event, source: "realtime", on: connection) }
             _ = try await connection.execute(
                 "UPDATE messaging.event_cursors SET cursor = $2, updated_at = now() WHERE source = $1",
-                [.text(Self.source), .int64(event.cursor)])
+                [.text(Self.source), .int64(last.cursor)])
+            return events.count
         }
     }
 }

@@ -34,4 +34,38 @@ struct PushThroughputTests {
         print("push throughput: \(count) pushes in \(String(format: "%.2f", seconds)) s = \(Int(Double(count) / seconds))/s")
         #expect(fake.requests(to: token).filter { $0.status == 200 }.count == count)
     }
+
+    @Test func sentMessages_reachAPNsAsPushes() async throws {
+        let count = Int(ProcessInfo.processInfo.environment["RV_PUSH_BENCH"] ?? "") ?? 2_000
+        let (members, fake) = try await PushTests.setUp()
+        defer { members.close() }
+        let ana = try await members.join()
+        let ben = try await members.join()
+        let token = try await PushTests.register(ben, members)
+        let id = try await members.match(ana, ben)
+        _ = try await fake.waitFor(token) { $0.contains { $0.category == "match" } }
+        let start = ContinuousClock.now
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for worker in 0..<32 {
+                group.addTask {
+                    for index in stride(from: worker, to: count, by: 32) {
+                        _ = try await members.send("bench \(index)", from: ana, in: id, instance: index % 2)
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+        let sent = ContinuousClock.now - start
+        _ = try await fake.waitFor(token, timeout: .seconds(180)) {
+            $0.filter { $0.status == 200 && $0.category == "message" }.count >= count
+        }
+        let elapsed = ContinuousClock.now - start
+        print("push end to end: \(count) messages sent in \(Self.seconds(sent)) s; all pushed at APNs after "
+              + "\(Self.seconds(elapsed)) s = \(Int(Double(count) / Self.seconds(elapsed)))/s")
+        #expect(fake.requests(to: token).filter { $0.status == 200 && $0.category == "message" }.count == count)
+    }
+
+    static func seconds(_ duration: Duration) -> Double {
+        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+    }
 }
