@@ -230,6 +230,32 @@ import TestSupport
         }
     }
 
+    @Test func aReferralCodeUsed_isPushedToItsOwner() async throws {
+        let (members, fake) = try await Self.setUp()
+        defer { members.close() }
+        let signedUp = try await members.identity.signUpWithEmail(
+            .init(app: "elite", email: "\(TestDatabase.uniqueName("push"))@example.com", password: "correct horse battery staple",
+                  deviceName: "tests"))
+        let ownerID = try #require(signedUp.account).id
+        _ = try await members.admin.withConnection { connection in
+            try await connection.execute("UPDATE identity.accounts SET membership_status = 'active' WHERE id = $1::uuid",
+                                         [.text(ownerID)])
+        }
+        let session = try await members.identity.refreshSession(.init(refreshToken: signedUp.refreshToken))
+        let owner = Member(id: ownerID, app: "elite", token: session.accessToken, refreshToken: session.refreshToken)
+        let token = try await Self.register(owner, members)
+        let code = try await MembershipClient(client: members.identity.client).createReferralCode(.init(), options: owner.bearer)
+        var request = Identity.SignUpWithEmailRequest(app: "elite", email: "\(TestDatabase.uniqueName("push"))@example.com",
+                                                      password: "correct horse battery staple")
+        request.referralCode = code.code
+        _ = try await members.identity.signUpWithEmail(request)
+
+        let pushes = try await fake.waitFor(token) { $0.contains { $0.category == "referral_used" } }
+        let push = try #require(pushes.first { $0.category == "referral_used" })
+        #expect(push.topic == "com.example.elite")
+        #expect(push.payload["deep_link"]?.stringValue == "elite://referrals")
+    }
+
     @Test func aJobWhoseLeaseRanOut_isSentOnlyToTheTokensNotYetLogged() async throws {
         // As if an instance crashed mid-job: the lease has passed, one token was already sent to.
         let (members, fake) = try await Self.setUp()
