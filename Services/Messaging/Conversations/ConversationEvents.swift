@@ -137,7 +137,7 @@ struct ConversationEvents: Sendable {
     }
 
     /// A deleted account leaves nothing here: its conversations go (messages with them), the
-    /// other members are told, its blocks and realtime events go.
+    /// other members are told, its blocks, realtime events and push data go.
     private func purge(_ account: UUID, app: String, on connection: Connection) async throws {
         let rows = try await connection.query("SELECT conversation_id FROM messaging.members WHERE account_id = $1",
                                               [.uuid(account)])
@@ -149,5 +149,6 @@ struct ConversationEvents: Sendable {
                  t AS (DELETE FROM messaging.member_tastes WHERE account_id = $1)
             DELETE FROM messaging.realtime WHERE aggregate_id = $2
             """, [.uuid(account), .text(account.uuidString.lowercased())])
+        try await PushPreferencesStore.purge(account, on: connection)
     }
 }

@@ -45,4 +45,14 @@ enum PushPreferencesStore {
                       .int32(Int32(quietHours.utcOffsetMinutes))])
         }
     }
+
+    /// A deleted account leaves nothing of push here: its choices, pending pushes and log.
+    static func purge(_ account: UUID, on connection: Connection) async throws {
+        _ = try await connection.execute("""
+            WITH c AS (DELETE FROM messaging.push_categories WHERE account_id = $1),
+                 q AS (DELETE FROM messaging.push_quiet_hours WHERE account_id = $1),
+                 j AS (DELETE FROM messaging.push_jobs WHERE account_id = $1)
+            DELETE FROM messaging.push_deliveries WHERE account_id = $1
+            """, [.uuid(account)])
+    }
 }

@@ -257,6 +257,33 @@ import TestSupport
         #expect(push.payload["deep_link"]?.stringValue == "elite://referrals")
     }
 
+    @Test func aDeletedAccount_leavesNoPushDataBehind() async throws {
+        let (members, fake) = try await Self.setUp()
+        defer { members.close() }
+        let ana = try await members.join()
+        let ben = try await members.join()
+        let token = try await Self.register(ben, members)
+        var quiet = Push.SetPushPreferencesRequest()
+        quiet.categories = [Push.CategoryPreference(category: .referralUsed, enabled: false)]
+        quiet.quietHours = Push.QuietHours(startMinute: 1320, endMinute: 420, utcOffsetMinutes: 60)
+        _ = try await PushClient(client: members.messaging[0].client).setPushPreferences(quiet, options: ben.bearer)
+        _ = try await members.match(ana, ben)
+        _ = try await fake.waitFor(token) { $0.contains { $0.category == "match" } }
+        try await members.waitUntil("the match push is logged") { !(try await Self.deliveries(of: ben, members).isEmpty) }
+
+        _ = try await members.identity.deleteAccount(.init(), options: ben.bearer)
+        try await members.waitUntil("messaging forgets the account's push data") {
+            try await members.admin.withConnection { connection in
+                try await connection.query("""
+                    SELECT (SELECT count(*) FROM messaging.push_categories WHERE account_id = $1::uuid)
+                         + (SELECT count(*) FROM messaging.push_quiet_hours WHERE account_id = $1::uuid)
+                         + (SELECT count(*) FROM messaging.push_jobs WHERE account_id = $1::uuid)
+                         + (SELECT count(*) FROM messaging.push_deliveries WHERE account_id = $1::uuid)
+                    """, [.text(ben.id)])[0].decode(0, as: Int64.self) == 0
+            }
+        }
+    }
+
     @Test func aJobWhoseLeaseRanOut_isSentOnlyToTheTokensNotYetLogged() async throws {
         // As if an instance crashed mid-job: the lease has passed, one token was already sent to.
         let (members, fake) = try await Self.setUp()
