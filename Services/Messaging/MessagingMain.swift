@@ -12,7 +12,9 @@ import Runtime
 /// signing keys, tiers, blocks, deletions and revocations, and discovery (RV_DISCOVERY_ADDRESS,
 /// default 127.0.0.1:7102) for matches; its credential (RV_SERVICE_NAME, RV_SERVICE_SECRET) must
 /// be one both accept. Instances fan realtime events out to one another through the realtime
-/// outbox and LISTEN/NOTIFY. Settings: `MessagingSettings`.
+/// outbox and LISTEN/NOTIFY. The Unseen's encounters keep their deadlines in rows that every
+/// instance sweeps. Its own events (EncounterAwardEarned) are served by WatchEvents to the
+/// services in RV_SERVICE_CREDENTIALS (production). Settings: `MessagingSettings`.
 @main
 struct MessagingMain {
     static func main() async {
@@ -25,7 +27,11 @@ struct MessagingMain {
             if credential == nil {
                 context.logger.warning("\(EnvironmentReader.serviceNameVariable) is not set: matches and blocks cannot be followed")
             }
+            let accepted = try context.environment.acceptedServiceCredentials()
             let pool = try await context.makePostgresPool(schema: "messaging", migrations: try MessagingMigrations.all())
+            let events = try Outbox(schema: "messaging")
+            let eventsNotifier = try await OutboxNotifier(configuration: pool.configuration, channel: events.channel)
+            context.onShutdown("events notifier") { eventsNotifier.close() }
             let feed = RealtimeFeed(outbox: try RealtimeFeed.outbox())
             let notifier = try await OutboxNotifier(configuration: pool.configuration, channel: feed.outbox.channel)
             context.onShutdown("outbox notifier") { notifier.close() }
@@ -35,12 +41,16 @@ struct MessagingMain {
             context.onShutdown("discovery client") { discovery.close() }
 
             let server = MessagingServer(pool: pool, settings: settings, identity: identity, feed: feed, notifier: notifier,
-                                         hubStart: try await feed.startCursor(pool: pool), revocations: context.revocations)
+                                         hubStart: try await feed.startCursor(pool: pool), revocations: context.revocations,
+                                         events: events, eventsNotifier: eventsNotifier, accepted: accepted)
             context.onShutdown("realtime streams") { server.hub.close() }
             context.followRevocations(identity: identity, credential: credential)
             context.addBackgroundJob("realtime fan-out") { await server.feed.follow(into: server.hub, stream: server.realtimeStream) }
             context.addBackgroundJob("realtime pruning") {
                 await feed.pruneRegularly(every: settings.pruneInterval, olderThan: settings.realtimeRetention, pool: pool)
+            }
+            context.addBackgroundJob("encounter deadlines") {
+                await server.encounters.sweepRegularly(every: settings.encounters.sweepInterval, pool: pool)
             }
             for (source, client, types) in [("discovery", discovery, ConversationEvents.discoveryTypes),
                                             ("identity", identity, ConversationEvents.identityTypes)] {

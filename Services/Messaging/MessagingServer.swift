@@ -16,19 +16,28 @@ struct MessagingServer: Sendable {
     let feed: RealtimeFeed
     /// Reads the realtime outbox for the hub.
     let realtimeStream: EventStreamService
+    /// Encounters' rows and deadlines, for the sweep.
+    let encounters: EncounterStore
 
     init(pool: PostgresPool, settings: MessagingSettings, identity: RPCClient, feed: RealtimeFeed, notifier: OutboxNotifier,
-         hubStart: Int64, revocations: RevocationList?) {
+         hubStart: Int64, revocations: RevocationList?, events: Outbox, eventsNotifier: OutboxNotifier,
+         accepted: ServiceCredentials) {
         let tiers = TierCatalog(client: MembershipClient(client: identity))
         hub = RealtimeHub(position: hubStart, capacity: settings.streamBuffer)
         self.feed = feed
         realtimeStream = EventStreamService(outbox: feed.outbox, pool: pool, notifier: notifier)
         let verifier = AccessTokenVerifier(configuration: .init(apps: settings.apps),
                                            source: IdentitySigningKeySource(client: IdentityClient(client: identity)))
-        let auth = AuthInterceptor(verifier: verifier, publicMethods: [], revocations: revocations)
+        // Messaging's own events (encounter awards) go to the services it accepts a credential
+        // from (production's points ledger).
+        let serviceInterceptor = ServiceAuthInterceptor(credentials: accepted, methods: EventStreamService.internalMethods)
+        let auth = AuthInterceptor(verifier: verifier, publicMethods: serviceInterceptor.guardedMethods, revocations: revocations)
+        encounters = EncounterStore(feed: feed, outbox: events, settings: settings.encounters)
         services = [MessagingService(pool: pool, tiers: tiers, feed: feed),
-                    RealtimeService(pool: pool, tiers: tiers, feed: feed, hub: hub), PushService(pool: pool)]
-        interceptors = [auth]
+                    RealtimeService(pool: pool, tiers: tiers, feed: feed, hub: hub),
+                    EncountersService(pool: pool, store: encounters, settings: settings.encounters),
+                    EventStreamService(outbox: events, pool: pool, notifier: eventsNotifier), PushService(pool: pool)]
+        interceptors = [serviceInterceptor, auth]
         conversations = ConversationEvents(feed: feed)
     }
 }

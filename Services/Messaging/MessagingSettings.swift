@@ -17,6 +17,8 @@ struct MessagingSettings: Sendable {
     /// seconds; default 1 hour).
     var realtimeRetention: Duration = .seconds(7 * 86_400)
     var pruneInterval: Duration = .seconds(3_600)
+    /// The Unseen's encounters (`EncounterSettings`, RV_ENCOUNTER_*).
+    var encounters = EncounterSettings()
 
     struct Address: Sendable {
         var host: String
@@ -47,6 +49,7 @@ struct MessagingSettings: Sendable {
         }
         if let text = environment[retentionVariable] { settings.realtimeRetention = try seconds(text, retentionVariable) }
         if let text = environment[pruneIntervalVariable] { settings.pruneInterval = try seconds(text, pruneIntervalVariable) }
+        settings.encounters = try EncounterSettings.load(from: environment)
         return settings
     }
 

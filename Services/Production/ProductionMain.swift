@@ -12,7 +12,8 @@ import Runtime
 /// 127.0.0.1:7101) for signing keys and revocations; its own credential (RV_SERVICE_NAME,
 /// RV_SERVICE_SECRET) must be one identity accepts. Its events (ApplicationSubmitted,
 /// ApplicationStatusChanged, EpisodePublished) are served by WatchEvents to the services in
-/// RV_SERVICE_CREDENTIALS, which also names who may award points. Settings: `ProductionSettings`.
+/// RV_SERVICE_CREDENTIALS, which also names who may award points. Follows messaging
+/// (RV_MESSAGING_ADDRESS, optional) for The Unseen's encounter awards. Settings: `ProductionSettings`.
 @main
 struct ProductionMain {
     static func main() async {
@@ -58,6 +59,19 @@ struct ProductionMain {
                     try await matches.apply(event, on: connection)
                 }
                 context.addBackgroundJob("discovery events") { await consumer.run() }
+            }
+            // Encounter awards come from messaging's events (RV_MESSAGING_ADDRESS) into the points ledger.
+            if let address = context.environment[EncounterAwards.addressVariable] {
+                let (host, port) = try EnvironmentReader.hostAndPort(address, variable: EncounterAwards.addressVariable)
+                let messaging = RPCClient(host: host, port: port)
+                context.onShutdown("messaging client") { messaging.close() }
+                let awards = EncounterAwards(pointsApps: settings.pointsApps)
+                let consumer = try EventConsumer(source: EncounterAwards.source, schema: "production", pool: pool, client: messaging,
+                                                 types: EncounterAwards.eventTypes, credential: credential,
+                                                 logger: context.logger) { event, connection in
+                    try await awards.apply(event, on: connection)
+                }
+                context.addBackgroundJob("messaging events") { await consumer.run() }
             }
             for interceptor in server.interceptors { context.addInterceptor(interceptor) }
             return server.services

@@ -1,25 +1,30 @@
 /// The real `identity` and `discovery` executables on the local Postgres, wired as `make run`
 /// wires them (discovery follows identity's events with a credential identity accepts), and
 /// optionally any number of `messaging` instances (following both) and the nginx edge in front
-/// of them all (to the first messaging instance), for tests of any side.
+/// of them all (to the first messaging instance), and production following messaging's events
+/// (encounter awards into the points ledger), for tests of any side.
 package final class DiscoveryStack: Sendable {
     package static let discoverySecret = "discovery-tests-discovery-secret-0123456789"
     package static let messagingSecret = "discovery-tests-messaging-secret-0123456789"
+    package static let productionSecret = "discovery-tests-production-secret-0123456789"
 
     package let identity: EndToEndServiceProcess
     package let discovery: EndToEndServiceProcess
     /// Instances of one messaging deployment (one schema), in start order.
     package let messaging: [EndToEndServiceProcess]
-    /// Routes `/rendezvous.identity.`, `/rendezvous.discovery.` and `/rendezvous.messaging.`, as
-    /// compose's edge does.
+    /// Routes `/rendezvous.identity.`, `/rendezvous.discovery.` and `/rendezvous.messaging.` (and
+    /// `/rendezvous.production.` with production), as compose's edge does.
     package let edge: NginxEdge?
+    /// When started `withProduction`: production, following the first messaging instance's events.
+    package let production: EndToEndServiceProcess?
 
     private init(identity: EndToEndServiceProcess, discovery: EndToEndServiceProcess, messaging: [EndToEndServiceProcess],
-                 edge: NginxEdge?) {
+                 edge: NginxEdge?, production: EndToEndServiceProcess? = nil) {
         self.identity = identity
         self.discovery = discovery
         self.messaging = messaging
         self.edge = edge
+        self.production = production
     }
 
     package static func postgresURL(role: String) -> String {
@@ -28,15 +33,13 @@ package final class DiscoveryStack: Sendable {
     }
 
     /// Starts both, `messagingInstances` messaging instances (with `messagingEnvironment` added)
-    /// and the edge when `withEdge`; fails with the db.sh hint when Postgres is down.
+    /// and the edge when `withEdge`, production after them when `withProduction` (needs a
+    /// messaging instance); fails with the db.sh hint when Postgres is down.
     package static func start(withEdge: Bool = false, messagingInstances: Int = 0,
-                              messagingEnvironment: [String: String] = [:]) async throws -> DiscoveryStack {
+                              messagingEnvironment: [String: String] = [:],
+                              withProduction: Bool = false) async throws -> DiscoveryStack {
         try await TestDatabase.makePool(TestDatabase.configuration(role: "discovery", poolSize: 1)).close()
-        let identity = try await EndToEndServiceProcess.start("identity", environment: [
-            "RV_IDENTITY_PORT": "0", "RV_IDENTITY_ADMIN_PORT": "0", "RV_PG_URL_IDENTITY": postgresURL(role: "identity"),
-            "RV_LOG_LEVEL": "warning",
-            "RV_SERVICE_CREDENTIALS": "discovery=\(discoverySecret),messaging=\(messagingSecret)",
-        ])
+        let identity = try await startIdentity(credentials: "discovery=\(discoverySecret),messaging=\(messagingSecret),production=\(productionSecret)")
         do {
             let discovery = try await EndToEndServiceProcess.start("discovery", environment: [
                 "RV_DISCOVERY_PORT": "0", "RV_DISCOVERY_ADMIN_PORT": "0", "RV_PG_URL_DISCOVERY": postgresURL(role: "discovery"),
@@ -51,14 +54,32 @@ package final class DiscoveryStack: Sendable {
                         "RV_MESSAGING_PORT": "0", "RV_MESSAGING_ADMIN_PORT": "0", "RV_PG_URL_MESSAGING": postgresURL(role: "messaging"),
                         "RV_IDENTITY_ADDRESS": "127.0.0.1:\(identity.port)", "RV_DISCOVERY_ADDRESS": "127.0.0.1:\(discovery.port)",
                         "RV_LOG_LEVEL": "warning", "RV_SERVICE_NAME": "messaging", "RV_SERVICE_SECRET": messagingSecret,
+                        "RV_SERVICE_CREDENTIALS": "production=\(productionSecret)",
                     ]
                     environment.merge(messagingEnvironment) { _, given in given }
                     messaging.append(try await EndToEndServiceProcess.start("messaging", environment: environment))
                 }
                 var routes = ["/rendezvous.identity.": identity.port, "/rendezvous.discovery.": discovery.port]
                 if let first = messaging.first { routes["/rendezvous.messaging."] = first.port }
-                let edge = withEdge ? try await NginxEdge.start(routes: routes) : nil
-                return DiscoveryStack(identity: identity, discovery: discovery, messaging: messaging, edge: edge)
+                var production: EndToEndServiceProcess?
+                if withProduction, let first = messaging.first {
+                    production = try await EndToEndServiceProcess.start("production", environment: [
+                        "RV_PRODUCTION_PORT": "0", "RV_PRODUCTION_ADMIN_PORT": "0",
+                        "RV_PG_URL_PRODUCTION": postgresURL(role: "production"),
+                        "RV_IDENTITY_ADDRESS": "127.0.0.1:\(identity.port)", "RV_MESSAGING_ADDRESS": "127.0.0.1:\(first.port)",
+                        "RV_LOG_LEVEL": "warning", "RV_SERVICE_NAME": "production", "RV_SERVICE_SECRET": productionSecret,
+                        "RV_SERVICE_CREDENTIALS": "messaging=\(messagingSecret)",
+                    ])
+                }
+                if let production { routes["/rendezvous.production."] = production.port }
+                do {
+                    let edge = withEdge ? try await NginxEdge.start(routes: routes) : nil
+                    return DiscoveryStack(identity: identity, discovery: discovery, messaging: messaging, edge: edge,
+                                          production: production)
+                } catch {
+                    await production?.stop()
+                    throw error
+                }
             } catch {
                 for instance in messaging { await instance.stop() }
                 await discovery.stop()
@@ -70,14 +91,25 @@ package final class DiscoveryStack: Sendable {
         }
     }
 
+    /// The `identity` executable on an ephemeral port, accepting the service credentials
+    /// `credentials` (`name=secret,...`) on its internal methods; shared by the stacks of other services.
+    package static func startIdentity(credentials: String) async throws -> EndToEndServiceProcess {
+        try await EndToEndServiceProcess.start("identity", environment: [
+            "RV_IDENTITY_PORT": "0", "RV_IDENTITY_ADMIN_PORT": "0", "RV_PG_URL_IDENTITY": postgresURL(role: "identity"),
+            "RV_LOG_LEVEL": "warning", "RV_SERVICE_CREDENTIALS": credentials,
+        ])
+    }
+
     /// Both processes' logs, for a failure's report.
     package var logs: String {
-        messaging.enumerated().map { "messaging \($0.offset) log:\n\($0.element.log)\n" }.joined()
+        (production.map { "production log:\n\($0.log)\n" } ?? "")
+            + messaging.enumerated().map { "messaging \($0.offset) log:\n\($0.element.log)\n" }.joined()
             + "discovery log:\n\(discovery.log)\nidentity log:\n\(identity.log)"
     }
 
     package func stop() async {
         edge?.stop()
+        await production?.stop()
         for instance in messaging { await instance.stop() }
         await discovery.stop()
         await identity.stop()

@@ -13,16 +13,21 @@ package final class NginxEdge: @unchecked Sendable {
 
     /// Starts nginx routing each path prefix (`/rendezvous.discovery.`) to its port, waiting for
     /// it on a thread of its own (never one of Swift's few cooperative threads).
-    package static func start(routes: [String: Int]) async throws -> NginxEdge {
-        try await Subprocess.onDedicatedThread { Result { try NginxEdge(routes: routes) } }.get()
+    /// `httpRoutes` are plain HTTP paths (`/media/v1/blobs/`) proxied over HTTP/1.1, as compose's
+    /// edge sends signed downloads to media's admin listener.
+    package static func start(routes: [String: Int], httpRoutes: [String: Int] = [:]) async throws -> NginxEdge {
+        try await Subprocess.onDedicatedThread { Result { try NginxEdge(routes: routes, httpRoutes: httpRoutes) } }.get()
     }
 
-    init(routes: [String: Int]) throws {
+    init(routes: [String: Int], httpRoutes: [String: Int] = [:]) throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("rv-nginx-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory.appendingPathComponent("logs"), withIntermediateDirectories: true)
         port = try LocalPort.free()
         let upstreams = Set(routes.values).sorted().map { "upstream u\($0) { server 127.0.0.1:\($0); keepalive 8; }" }
         let locations = routes.sorted { $0.key < $1.key }.map { "location \($0.key) { grpc_pass grpc://u\($0.value); }" }
+            + httpRoutes.sorted { $0.key < $1.key }.map {
+                "location \($0.key) { proxy_pass http://127.0.0.1:\($0.value); proxy_http_version 1.1; }"
+            }
         let config = """
         worker_processes 1;
         daemon off;
@@ -32,6 +37,7 @@ package final class NginxEdge: @unchecked Sendable {
         http {
             access_log off;
             client_body_temp_path \(directory.path)/body;
+            proxy_temp_path \(directory.path)/proxy;
             client_max_body_size 0;
             grpc_read_timeout 1h;
             \(upstreams.joined(separator: "\n    "))

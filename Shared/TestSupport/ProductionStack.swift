@@ -28,7 +28,6 @@ package final class ProductionStack: Sendable {
     package static func start(withEdge: Bool = false, withDiscovery: Bool = false,
                               showApps: String = "firstdate,elite") async throws -> ProductionStack {
         try await TestDatabase.makePool(TestDatabase.configuration(role: "production", poolSize: 1)).close()
-        try await clearOldTestRuns()
         // Each follows the other (production: identity's keys and revocations; identity:
         // production's submitted applications), so production's port is chosen first.
         let productionPort = try LocalPort.free()
@@ -62,6 +61,7 @@ package final class ProductionStack: Sendable {
             if let discovery { environment["RV_DISCOVERY_ADDRESS"] = "127.0.0.1:\(discovery.port)" }
             let production = try await EndToEndServiceProcess.start("production", environment: environment)
             do {
+                try await clearOldTestRuns()  // once production has migrated its schema
                 let edge = withEdge
                     ? try await NginxEdge.start(routes: ["/rendezvous.identity.": identity.port,
                                                          "/rendezvous.production.": production.port])
@@ -102,9 +102,6 @@ extension ProductionStack {
         let admin = try await TestDatabase.makeAdminPool()
         defer { admin.close() }
         try await admin.withTransaction { connection in
-            guard try await !connection.query("SELECT 1 FROM information_schema.tables WHERE table_schema = 'production' AND table_name = 'seasons'").isEmpty else {
-                return
-            }
             try await connection.query("SET LOCAL session_replication_role = replica")
             try await connection.executeScript("""
                 CREATE TEMP TABLE old_seasons ON COMMIT DROP AS
@@ -116,7 +113,7 @@ extension ProductionStack {
                 DELETE FROM production.content_scripts WHERE episode_id IN (SELECT id FROM old_episodes);
                 DELETE FROM production.ledger_entries WHERE season_id IN (SELECT id FROM old_seasons)
                     OR episode_id IN (SELECT id FROM old_episodes);
-                UPDATE production.applications SET episode_id = NULL WHERE episode_id IN (SELECT id FROM old_episodes);
+                DELETE FROM production.cast_members WHERE episode_id IN (SELECT id FROM old_episodes);
                 DELETE FROM production.episodes WHERE id IN (SELECT id FROM old_episodes);
                 DELETE FROM production.seasons WHERE id IN (SELECT id FROM old_seasons);
                 """)

@@ -136,9 +136,12 @@ def main():
         # A cast participant for the consent runs: an application selected into the first episode.
         participant = str(uuid.uuid4())
         psql(f"""UPDATE production.episodes SET status = 2 WHERE id = '{episode_ids[0]}';
-                 INSERT INTO production.applications (id, app, account_id, status, steps, legal_name, episode_id, submitted_at)
-                 VALUES (gen_random_uuid(), 'firstdate', '{participant}', 5, '{{about_you}}', 'Bench Participant',
-                         '{episode_ids[0]}', now())""")
+                 WITH application AS (
+                     INSERT INTO production.applications (id, app, account_id, status, steps, legal_name, submitted_at)
+                     VALUES (gen_random_uuid(), 'firstdate', '{participant}', 5, '{{about_you}}', 'Bench Participant', now())
+                     RETURNING id)
+                 INSERT INTO production.cast_members (episode_id, account_id, application_id)
+                 SELECT '{episode_ids[0]}', '{participant}', id FROM application""")
         text = consent.PublishConsentText(production_pb2.PublishConsentTextRequest(text=f"bench consent {uuid.uuid4()}"),
                                           metadata=as_host)
         pnl_request = production_pb2.GetProfitAndLossRequest(season_id=season.id)

@@ -4,8 +4,8 @@ import RPC
 import Synchronization
 import Testing
 
-/// Every wrapper of Profiles, Safety, Membership, Discovery, GroupSessions, Messaging and production's services against a
-/// server that is always
+/// Every wrapper of Profiles, Safety, Membership, Discovery, GroupSessions, Messaging, Encounters, production's services,
+/// Media's unary methods and MomentoEvents against a server that is always
 /// UNAVAILABLE: it calls its own RPC, is sent as many times as its idempotency allows (reads and
 /// server-idempotent writes until the policy gives up, other writes once), and carries the
 /// session's token exactly when the method needs one.
@@ -174,6 +174,38 @@ import Testing
         Rule(path: "Messaging/ListMessages", sending: .retried, needsSession: true) { _ = try await $0.messaging.messages(in: id) },
         Rule(path: "Messaging/MarkRead", sending: .retried, needsSession: true) { try await $0.messaging.markRead(in: id) },
         Rule(path: "Messaging/GetUnreadCount", sending: .retried, needsSession: true) { _ = try await $0.messaging.unreadCount() },
+        Rule(path: "Media/CreateUpload", sending: .once, needsSession: true) {
+            _ = try await $0.media.upload([1, 2, 3], kind: .photo, contentType: "image/png")
+        },
+        Rule(path: "Media/GetUpload", sending: .retried, needsSession: true) { _ = try await $0.media.resumeUpload(id, bytes: [1]) },
+        Rule(path: "Media/GetBlob", sending: .retried, needsSession: true) { _ = try await $0.media.blob(id) },
+        Rule(path: "Media/GetDownloadURL", sending: .retried, needsSession: true) { _ = try await $0.media.downloadURL(id) },
+
+        Rule(path: "MomentoEvents/CreateEvent", sending: .once, needsSession: true) { _ = try await $0.momento.create(.init()) },
+        Rule(path: "MomentoEvents/PreviewEvent", sending: .once, needsSession: false) { _ = try await $0.momento.preview(joinCode: "ABC234") },
+        Rule(path: "MomentoEvents/JoinEvent", sending: .retried, needsSession: true) { _ = try await $0.momento.join(joinCode: "ABC234") },
+        Rule(path: "MomentoEvents/GetEvent", sending: .retried, needsSession: true) { _ = try await $0.momento.event(id) },
+        Rule(path: "MomentoEvents/AddEventPhoto", sending: .retried, needsSession: true) {
+            _ = try await $0.momento.addPhoto(blobID: id, to: id)
+        },
+        Rule(path: "MomentoEvents/ListEventPhotos", sending: .retried, needsSession: true) { _ = try await $0.momento.photos(of: id) },
+        Rule(path: "MomentoEvents/DeleteEventPhoto", sending: .once, needsSession: true) { try await $0.momento.deletePhoto(id, of: id) },
+        Rule(path: "MomentoEvents/SetMemberRole", sending: .retried, needsSession: true) {
+            _ = try await $0.momento.setRole(.admin, of: id, in: id)
+        },
+        Rule(path: "MomentoEvents/GetJoinCodeStats", sending: .retried, needsSession: true) { _ = try await $0.momento.joinCodeStats(id) },
+
+        Rule(path: "Encounters/StartEncounter", sending: .once, needsSession: true) { _ = try await $0.encounters.start() },
+        Rule(path: "Encounters/JoinEncounter", sending: .retried, needsSession: true) { _ = try await $0.encounters.join(id) },
+        Rule(path: "Encounters/GetEncounter", sending: .retried, needsSession: true) { _ = try await $0.encounters.encounter(id) },
+        Rule(path: "Encounters/ReportMessages", sending: .retried, needsSession: true) { _ = try await $0.encounters.reportMessages(3, in: id) },
+        Rule(path: "Encounters/ProposeConvergence", sending: .once, needsSession: true) { _ = try await $0.encounters.proposeConvergence(id) },
+        Rule(path: "Encounters/AnswerConvergence", sending: .retried, needsSession: true) { _ = try await $0.encounters.answerConvergence(id, accept: true) },
+        Rule(path: "Encounters/DescribeMeetup", sending: .retried, needsSession: true) { _ = try await $0.encounters.describeMeetup("by the fountain", in: id) },
+        Rule(path: "Encounters/ConfirmArrival", sending: .retried, needsSession: true) { _ = try await $0.encounters.confirmArrival(id) },
+        Rule(path: "Encounters/SubmitHandshakeCode", sending: .once, needsSession: true) { _ = try await $0.encounters.submitHandshakeCode("4821", in: id) },
+        Rule(path: "Encounters/SubmitArtifact", sending: .once, needsSession: true) { _ = try await $0.encounters.submitArtifact("we both noticed", in: id) },
+        Rule(path: "Encounters/SubmitResonance", sending: .once, needsSession: true) { _ = try await $0.encounters.submitResonance(90, in: id) },
         Rule(path: "Push/GetPushPreferences", sending: .retried, needsSession: true) { _ = try await $0.push.preferences() },
         Rule(path: "Push/SetPushPreferences", sending: .retried, needsSession: true) {
             _ = try await $0.push.setPreferences([.message: false])
@@ -252,10 +284,16 @@ final class UnavailableServer: Sendable {
         DatesClient.serviceName: ["ProposeDate", "ConfirmDate", "CompleteDate", "CancelDate", "ReviewDate", "ListDates"],
         ContentClient.serviceName: ["GenerateScript", "UpdateScript", "ListScripts"],
         PointsClient.serviceName: ["GetBalance", "ListEntries"],
+        MediaClient.serviceName: ["CreateUpload", "GetUpload", "GetBlob", "GetDownloadURL"],
+        MomentoEventsClient.serviceName: ["CreateEvent", "PreviewEvent", "JoinEvent", "GetEvent", "AddEventPhoto", "ListEventPhotos",
+                                          "DeleteEventPhoto", "SetMemberRole", "GetJoinCodeStats"],
         GroupSessionsClient.serviceName: ["ListCategories", "CreateSession", "JoinSession", "GetSession", "GetDeck", "LikeOption",
                                           "CloseSession", "ListSessions"],
         MessagingClient.serviceName: ["ListConversations", "GetConversation", "SendMessage", "ListMessages", "MarkRead",
                                       "GetUnreadCount"],
+        EncountersClient.serviceName: ["StartEncounter", "JoinEncounter", "GetEncounter", "ReportMessages", "ProposeConvergence",
+                                       "AnswerConvergence", "DescribeMeetup", "ConfirmArrival", "SubmitHandshakeCode",
+                                       "SubmitArtifact", "SubmitResonance"],
         PushClient.serviceName: ["GetPushPreferences", "SetPushPreferences"],
     ]
 

@@ -160,3 +160,48 @@ extension Sequence {
         return results
     }
 }
+
+/// A recurring cast member: cast in two episodes, never in two shoots at once.
+@Suite(.productionServices)
+struct RecurringCastTests {
+    @Test func aPersonCastInTwoEpisodes_cannotShootBothAtOnce() async throws {
+        let people = try await ProductionPeople.make()
+        defer { people.close() }
+        let host = try await people.join(as: "host")
+        let season = try await people.season(by: host)
+        var episodes: [Production.Episode] = []
+        for number in [Int32(1), 2] {
+            var episode = try await people.episodes.createEpisode(.init(seasonID: season.id, number: number, title: "E\(number)"),
+                                                                  options: host.bearer)
+            episode = try await people.confirmDeal(of: episode, by: host)
+            episodes.append(try await people.episodes.advanceProduction(.init(episodeID: episode.id, status: .casting),
+                                                                        options: host.bearer))
+        }
+        let (application, favourite) = try await people.cast(try await people.join(), legalName: "Fan Favourite", in: episodes[0],
+                                                             by: host)
+        let again = try await people.casting.assignToEpisode(.init(applicationID: application.id, episodeID: episodes[1].id),
+                                                             options: host.bearer)
+        #expect(again.episodeIDs == episodes.map(\.id) && again.episodeID == episodes[1].id)
+        let start = StudioTests.slot()
+        _ = try await people.studio.scheduleShoot(.init(episodeID: episodes[0].id, restaurantID: "zuma",
+                                                        startsAt: Timestamp(microseconds: start), durationMinutes: 120),
+                                                  options: host.bearer)
+        let failure = await reason {
+            _ = try await people.studio.scheduleShoot(.init(episodeID: episodes[1].id, restaurantID: "ariete",
+                                                            startsAt: Timestamp(microseconds: start + 3_600_000_000),
+                                                            durationMinutes: 120), options: host.bearer)
+        }
+        #expect(failure?.reason == "SCHEDULE_CONFLICT")
+        _ = try await people.studio.scheduleShoot(.init(episodeID: episodes[1].id, restaurantID: "ariete",
+                                                        startsAt: Timestamp(microseconds: start + 3 * 3_600_000_000),
+                                                        durationMinutes: 120), options: host.bearer)
+        // Each episode's gate wants this person's consent for that episode.
+        _ = try await people.captureConsent(.init(episodeID: episodes[0].id, participantAccountID: favourite.id,
+                                                  typedName: "Fan Favourite", signatureMediaID: "sig"), by: host)
+        _ = try await people.episodes.advanceProduction(.init(episodeID: episodes[0].id, status: .scheduled), options: host.bearer)
+        let gate = await reason {
+            _ = try await people.episodes.advanceProduction(.init(episodeID: episodes[1].id, status: .scheduled), options: host.bearer)
+        }
+        #expect(gate?.reason == "CONSENT_REQUIRED")
+    }
+}

@@ -3,13 +3,17 @@ import Testing
 
 @Suite struct AdminRequestHeadTests {
     @Test(arguments: [
-        ("GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n", "GET", "/metrics"),
-        ("GET /readyz?verbose=1 HTTP/1.0\r\n\r\n", "GET", "/readyz"),
-        ("\r\nHEAD /healthz HTTP/1.1\r\n\r\n", "HEAD", "/healthz"),
-        ("POST /metrics HTTP/1.1\nContent-Length: 3\n\nabc", "POST", "/metrics"),
+        ("GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n", AdminRequestHead(method: "GET", path: "/metrics", headers: ["host": "x"])),
+        ("GET /readyz?verbose=1 HTTP/1.0\r\n\r\n", AdminRequestHead(method: "GET", path: "/readyz", query: "verbose=1")),
+        ("\r\nHEAD /healthz HTTP/1.1\r\n\r\n", AdminRequestHead(method: "HEAD", path: "/healthz")),
+        ("POST /metrics HTTP/1.1\nContent-Length: 3\n\nabc",
+         AdminRequestHead(method: "POST", path: "/metrics", headers: ["content-length": "3"])),
+        ("GET /media/v1/blobs/x?expires=1&sig=ab HTTP/1.1\r\nRange:  bytes=0-9 \r\nrange: bytes=5-\r\nIf-None-Match: \"e\"\r\n\r\n",
+         AdminRequestHead(method: "GET", path: "/media/v1/blobs/x", query: "expires=1&sig=ab",
+                          headers: ["range": "bytes=0-9", "if-none-match": "\"e\""])),
     ])
-    func parse_completeHead(text: String, method: String, path: String) {
-        #expect(AdminRequestHead.parse(Array(text.utf8)) == .complete(AdminRequestHead(method: method, path: path)))
+    func parse_completeHead_keepsQueryAndHeaders(text: String, expected: AdminRequestHead) {
+        #expect(AdminRequestHead.parse(Array(text.utf8)) == .complete(expected))
     }
 
     @Test(arguments: ["", "GET /metrics HTTP/1.1\r\n", "GET /metrics HTTP/1.1\r\nHost: x\r\n"])

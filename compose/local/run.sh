@@ -42,15 +42,22 @@ pids+=($!)
 # Discovery follows identity (keys, tiers, events); it retries until identity answers.
 as_service discovery "$BIN/discovery" &
 pids+=($!)
-# Production (FirstDate's show, The Unseen's points) follows identity's keys and revocations, and
-# discovery's matches for dates.
-RV_DISCOVERY_ADDRESS="${RV_DISCOVERY_ADDRESS:-127.0.0.1:${RV_DISCOVERY_PORT:-7102}}" as_service production "$BIN/production" &
+# Production (FirstDate's show, The Unseen's points) follows identity's keys and revocations,
+# discovery's matches for dates, and messaging's encounter awards for points.
+RV_DISCOVERY_ADDRESS="${RV_DISCOVERY_ADDRESS:-127.0.0.1:${RV_DISCOVERY_PORT:-7102}}" \
+RV_MESSAGING_ADDRESS="${RV_MESSAGING_ADDRESS:-127.0.0.1:${RV_MESSAGING_PORT:-7103}}" as_service production "$BIN/production" &
 pids+=($!)
 # Messaging follows identity (keys, tiers, blocks) and discovery (matches); it retries until both answer.
 # Push (APNs) is on when RV_APNS_KEY_FILE, RV_APNS_KEY_ID, RV_APNS_TEAM_ID (and RV_APNS_TOPICS)
 # are exported; otherwise it logs a warning and sends nothing. It follows production's
 # application updates for pushes.
 RV_PRODUCTION_ADDRESS="${RV_PRODUCTION_ADDRESS:-127.0.0.1:${RV_PRODUCTION_PORT:-7104}}" as_service messaging "$BIN/messaging" &
+pids+=($!)
+
+# Media keeps blobs under .data/media and signs download URLs with a secret for this run
+# (RV_MEDIA_URL_SECRET to keep URLs valid across runs).
+export RV_MEDIA_URL_SECRET="${RV_MEDIA_URL_SECRET:-$(head -c 32 /dev/urandom | od -An -v -tx1 | tr -d ' \n')}"
+as_service media "$BIN/media" &
 pids+=($!)
 
 echo "rendezvous: running ${#pids[@]} process(es); Ctrl-C stops them"

@@ -137,7 +137,8 @@ struct ConversationEvents: Sendable {
     }
 
     /// A deleted account leaves nothing here: its conversations go (messages with them), the
-    /// other members are told, its blocks, realtime events and push data go.
+    /// other members are told, its blocks, encounters (with their award records; awards already
+    /// sent are production's to delete), realtime events and push data go.
     private func purge(_ account: UUID, app: String, on connection: Connection) async throws {
         let rows = try await connection.query("SELECT conversation_id FROM messaging.members WHERE account_id = $1",
                                               [.uuid(account)])
@@ -146,7 +147,8 @@ struct ConversationEvents: Sendable {
             WITH c AS (DELETE FROM messaging.conversations
                        WHERE id IN (SELECT conversation_id FROM messaging.members WHERE account_id = $1)),
                  b AS (DELETE FROM messaging.blocks WHERE blocker_id = $1 OR blocked_id = $1),
-                 t AS (DELETE FROM messaging.member_tastes WHERE account_id = $1)
+                 t AS (DELETE FROM messaging.member_tastes WHERE account_id = $1),
+                 e AS (DELETE FROM messaging.encounters WHERE starter_id = $1 OR joiner_id = $1)
             DELETE FROM messaging.realtime WHERE aggregate_id = $2
             """, [.uuid(account), .text(account.uuidString.lowercased())])
         try await PushPreferencesStore.purge(account, on: connection)

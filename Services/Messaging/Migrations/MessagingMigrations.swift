@@ -3,10 +3,12 @@ import Runtime
 
 /// Schema `messaging`: conversations (one per match, from discovery's events), their members'
 /// read markers, messages, the blocks identity reported, the event cursors of the streams
-/// followed, and the realtime outbox each user's stream is served from.
+/// followed, the realtime outbox each user's stream is served from, The Unseen's encounters and
+/// the outbox other services follow (encounter awards).
 enum MessagingMigrations {
     static func all() throws -> [Migration] {
         let realtime = try RealtimeFeed.outbox()
+        let events = try Outbox(schema: "messaging")
         return [
             Migration(version: 1, name: "conversations and messages", sql: """
                 CREATE TABLE messaging.conversations (
@@ -72,6 +74,7 @@ enum MessagingMigrations {
                     generated_at timestamptz NOT NULL DEFAULT now()
                 );
                 """),
-        ] + PushMigrations.migrations(from: 8)
+            Migration(version: 8, name: "encounters", sql: EncounterMigration.sql),
+        ] + events.migrations(from: 9) + [events.occurredAtIndexMigration(version: 11)] + PushMigrations.migrations(from: 12)
     }
 }

@@ -10,7 +10,9 @@ struct ApplicationStore: Sendable {
 
     static let columns = """
         id, account_id, status, steps, legal_name, age, bio, neighborhood, why_me, quiz_questions, quiz_answers,
-        photo_ids, video_selfie_id, consent_acknowledged, episode_id, \(UnixMicroseconds.sql("created_at")),
+        photo_ids, video_selfie_id, consent_acknowledged,
+        ARRAY(SELECT c.episode_id FROM production.cast_members c WHERE c.application_id = production.applications.id
+              ORDER BY c.cast_at), \(UnixMicroseconds.sql("created_at")),
         \(UnixMicroseconds.sql("submitted_at")), \(UnixMicroseconds.sql("updated_at"))
         """
 
@@ -117,10 +119,15 @@ struct ApplicationStore: Sendable {
         return changed
     }
 
-    func assign(_ application: UUID, to episode: UUID, on connection: Connection) async throws -> Production.Application {
+    /// Casts the application's applicant in `episode` (once).
+    func assign(_ application: UUID, account: UUID, to episode: UUID, on connection: Connection) async throws
+        -> Production.Application {
+        try await connection.query("""
+            INSERT INTO production.cast_members (episode_id, account_id, application_id) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING
+            """, [.uuid(episode), .uuid(account), .uuid(application)])
         let rows = try await connection.query("""
-            UPDATE production.applications SET episode_id = $2, updated_at = now() WHERE id = $1 RETURNING \(Self.columns)
-            """, [.uuid(application), .uuid(episode)])
+            UPDATE production.applications SET updated_at = now() WHERE id = $1 RETURNING \(Self.columns)
+            """, [.uuid(application)])
         return try Self.application(rows[0])
     }
 
@@ -160,7 +167,8 @@ struct ApplicationStore: Sendable {
         if steps.contains("consent") {
             application.consent = Production.ConsentAcknowledgement(acknowledged: try row.decode(13))
         }
-        application.episodeID = try row.decode(14, as: UUID?.self)?.lowercased ?? ""
+        application.episodeIDs = try row.decode(14, as: [UUID].self).map(\.lowercased)
+        application.episodeID = application.episodeIDs.last ?? ""
         application.createdAt = Timestamp(microseconds: try row.decode(15))
         if let submitted = try row.decode(16, as: Int64?.self) { application.submittedAt = Timestamp(microseconds: submitted) }
         application.updatedAt = Timestamp(microseconds: try row.decode(17))

@@ -130,17 +130,13 @@ struct CastingService: CastingProvider {
             guard let episode = try await EpisodeStore.find(episodeID, app: caller.app, lock: true, on: connection) else {
                 throw ProductionError.episodeNotFound
             }
-            if application.episodeID == episode.id { return application }
+            if application.episodeIDs.contains(episode.id) { return application }
             // The cast is fixed once an episode is scheduled: its consent gate has been passed.
             guard episode.status.rawValue <= Production.EpisodeStatus.casting.rawValue else {
                 throw ProductionError.episodeLocked
             }
-            if let previous = UUID(uuidString: application.episodeID),
-               let was = try await EpisodeStore.find(previous, app: caller.app, lock: true, on: connection),
-               was.status.rawValue > Production.EpisodeStatus.casting.rawValue {
-                throw ProductionError.episodeLocked
-            }
-            return try await applications.assign(id, to: episodeID, on: connection)
+            return try await applications.assign(id, account: try RequestID.parse(application.accountID, field: "account_id"),
+                                                 to: episodeID, on: connection)
         }
     }
 }

@@ -12,7 +12,7 @@ struct EpisodeStore: Sendable {
         e.id, e.season_id, s.number, e.number, e.title, e.pitch_stage, e.status, e.sponsor, e.deal_value_minor,
         e.deal_currency, e.behind_the_glass_type, e.behind_the_glass_text, e.hook_seconds, e.conflict_seconds,
         e.resolution_seconds, e.view_count, e.like_count, e.comment_count,
-        ARRAY(SELECT a.account_id FROM production.applications a WHERE a.episode_id = e.id ORDER BY a.account_id),
+        ARRAY(SELECT c.account_id FROM production.cast_members c WHERE c.episode_id = e.id ORDER BY c.account_id),
         \(UnixMicroseconds.sql("e.created_at")), \(UnixMicroseconds.sql("e.published_at"))
         """
 

@@ -16,7 +16,7 @@ enum ProductionMigrations {
         return [casting, appendOnlyGuard, consent, ledger, points] + outbox.migrations(from: 6)
             + [outbox.occurredAtIndexMigration(version: 8), studio,
                Migration(version: 10, name: "event cursors", sql: EventConsumer.ddl(schema: "production")), dates,
-               consentTextPerApp]
+               consentTextPerApp, castMembers]
     }
 
     static let casting = Migration(version: 1, name: "seasons, episodes and applications", sql: """
@@ -288,6 +288,48 @@ enum ProductionMigrations {
             ADD PRIMARY KEY (app, version_hash);
         ALTER TABLE production.consent_records ADD FOREIGN KEY (app, consent_text_version)
             REFERENCES production.consent_text_versions (app, version_hash);
+        """)
+
+    /// The cast of each episode in a table of its own: a recurring cast member appears in several
+    /// episodes (and the calendar must keep them from being in two shoots at once). The consent
+    /// gate reads it.
+    static let castMembers = Migration(version: 13, name: "cast members", sql: """
+        CREATE TABLE production.cast_members (
+            episode_id uuid NOT NULL REFERENCES production.episodes (id),
+            account_id uuid NOT NULL,
+            application_id uuid NOT NULL REFERENCES production.applications (id) ON DELETE CASCADE,
+            cast_at timestamptz NOT NULL DEFAULT clock_timestamp(),
+            PRIMARY KEY (episode_id, account_id)
+        );
+        CREATE INDEX cast_members_by_account ON production.cast_members (account_id);
+        CREATE INDEX cast_members_by_application ON production.cast_members (application_id);
+        INSERT INTO production.cast_members (episode_id, account_id, application_id)
+            SELECT episode_id, account_id, id FROM production.applications WHERE episode_id IS NOT NULL;
+        ALTER TABLE production.applications DROP COLUMN episode_id;
+        CREATE OR REPLACE FUNCTION production.enforce_consent_gate() RETURNS trigger LANGUAGE plpgsql AS $$
+        DECLARE
+            standing integer;
+            missing integer;
+        BEGIN
+            WITH latest AS (
+                SELECT DISTINCT ON (participant_id) participant_id, record_type
+                FROM production.consent_records WHERE episode_id = NEW.id
+                ORDER BY participant_id, seq DESC
+            )
+            SELECT count(*) FILTER (WHERE record_type = 1) INTO standing FROM latest;
+            SELECT count(*) INTO missing FROM production.cast_members c
+            WHERE c.episode_id = NEW.id AND NOT EXISTS (
+                SELECT 1 FROM (
+                    SELECT record_type FROM production.consent_records r
+                    WHERE r.episode_id = NEW.id AND r.participant_id = c.account_id
+                    ORDER BY seq DESC LIMIT 1
+                ) last WHERE last.record_type = 1);
+            IF standing = 0 OR missing > 0 THEN
+                RAISE EXCEPTION 'episode % cannot be scheduled without signed consent (% cast without it)', NEW.id, missing
+                    USING ERRCODE = '\(consentRequired.rawValue)';
+            END IF;
+            RETURN NEW;
+        END $$;
         """)
 
     static let points = Migration(version: 5, name: "points ledger", sql: """

@@ -44,7 +44,7 @@ enum StudioStore {
 
     static let shootColumns = """
         e.id, e.number, e.title, e.restaurant_id, \(UnixMicroseconds.sql("e.shoot_starts_at")), e.shoot_minutes,
-        ARRAY(SELECT a.account_id FROM production.applications a WHERE a.episode_id = e.id ORDER BY a.account_id)
+        ARRAY(SELECT c.account_id FROM production.cast_members c WHERE c.episode_id = e.id ORDER BY c.account_id)
         """
 
     /// Serialises scheduling within an app, so two overlapping shoots are never both accepted.
@@ -62,7 +62,7 @@ enum StudioStore {
               AND tstzrange(e.shoot_starts_at, e.shoot_starts_at + make_interval(mins => e.shoot_minutes))
                   && tstzrange(to_timestamp($4::float8 / 1000000), to_timestamp($4::float8 / 1000000) + make_interval(mins => $5))
               AND (e.restaurant_id = $3
-                   OR EXISTS (SELECT 1 FROM production.applications a WHERE a.episode_id = e.id AND a.account_id = ANY ($6)))
+                   OR EXISTS (SELECT 1 FROM production.cast_members c WHERE c.episode_id = e.id AND c.account_id = ANY ($6)))
             ORDER BY e.shoot_starts_at
             """, [.text(app), .uuid(episode), .text(restaurant), .int64(start), .int32(minutes), .uuidArray(cast)])
         guard !rows.isEmpty else { return nil }
@@ -126,7 +126,7 @@ enum StudioStore {
 
     static func checklist(_ episode: UUID, on connection: Connection) async throws -> Production.Checklist {
         let rows = try await connection.query("""
-            WITH cast_members AS (SELECT account_id FROM production.applications WHERE episode_id = $1),
+            WITH cast_members AS (SELECT account_id FROM production.cast_members WHERE episode_id = $1),
             latest AS (
                 SELECT DISTINCT ON (participant_id) participant_id, record_type FROM production.consent_records
                 WHERE episode_id = $1 ORDER BY participant_id, seq DESC

@@ -33,6 +33,9 @@ package final class RPCClient: Sendable {
         self.maxReceiveMessageSize = maxReceiveMessageSize
     }
 
+    /// `http` or `https`: the `:scheme` of this client's requests.
+    package var scheme: String { security.scheme }
+
     /// A ready connection, reusing the current one while it accepts streams.
     func connection() async throws -> HTTP2Connection {
         let action = state.withLock { state -> Result<Task<HTTP2Connection, any Error>, RPCError> in

@@ -27,8 +27,10 @@ package final class RPCServer: Sendable {
     private let group: EventLoopGroup
     private let http2: HTTP2Server
 
+    /// `http`, when given, answers plain GET and HEAD requests for the paths it claims.
     package init(configuration: RPCServerConfiguration, services: [any RPCService],
-                 interceptors: [any ServerInterceptor] = [], group: EventLoopGroup? = nil) throws {
+                 interceptors: [any ServerInterceptor] = [], group: EventLoopGroup? = nil,
+                 http: (any PlainHTTPHandler)? = nil) throws {
         self.configuration = configuration
         let health = HealthService()
         self.health = health
@@ -45,7 +47,7 @@ package final class RPCServer: Sendable {
         self.group = group
         self.http2 = HTTP2Server(host: configuration.host, port: configuration.port, group: group,
                                  security: configuration.security, configuration: configuration.http2,
-                                 handler: RPCDispatcher(router: router, options: options))
+                                 handler: RPCDispatcher(router: router, options: options, http: http))
         for service in services { health.setStatus(.serving, for: service.serviceName) }
         health.setStatus(.serving, for: "")
     }
@@ -73,10 +75,17 @@ package final class RPCServer: Sendable {
 struct RPCDispatcher: HTTP2ServerStreamHandler {
     let router: RPCRouter
     let options: ServerCallOptions
+    let http: (any PlainHTTPHandler)?
 
     func openStream(_ stream: HTTP2Stream, headers: [HTTP2Header]) -> any HTTP2StreamDelegate {
         let path = headers[first: ":path"] ?? ""
-        guard headers[first: ":method"] == "POST" else {
+        let method = headers[first: ":method"]
+        if let http, method == "GET" || method == "HEAD" {
+            let request = PlainHTTPRequest(method: method ?? "GET", target: path,
+                                           headers: headers.filter { !$0.name.hasPrefix(":") }.map { ($0.name, $0.value) })
+            if http.handles(path: request.path) { return PlainHTTPStream.start(stream, request: request, handler: http) }
+        }
+        guard method == "POST" else {
             return RejectedStream.respondHTTP(stream, status: "405")
         }
         guard let contentType = headers[first: "content-type"], GRPCContentType.matches(contentType) else {

@@ -1,15 +1,21 @@
 /// The request line of an HTTP/1.1 request (RFC 9112 §3), parsed from the bytes received so far.
-/// Header fields are read past but not kept: the admin endpoints need none.
+/// The query and header fields are kept for a service's own routes (signed downloads).
 package struct AdminRequestHead: Equatable, Sendable {
     /// The request method, e.g. `GET`.
     package var method: String
     /// The path without its query.
     package var path: String
+    /// The query without its `?`.
+    package var query: String
+    /// Header fields by lowercase name (the first of repeated ones).
+    package var headers: [String: String]
 
     /// A parsed head; tests build these directly.
-    package init(method: String, path: String) {
+    package init(method: String, path: String, query: String = "", headers: [String: String] = [:]) {
         self.method = method
         self.path = path
+        self.query = query
+        self.headers = headers
     }
 
     /// Most bytes the request line and headers may take.
@@ -45,10 +51,21 @@ package struct AdminRequestHead: Equatable, Sendable {
               parts[1].first == UInt8(ascii: "/"), parts[1].allSatisfy({ $0 > 0x20 && $0 < 0x7F }),
               parts[2].elementsEqual("HTTP/1.1".utf8) || parts[2].elementsEqual("HTTP/1.0".utf8)
         else { return .malformed }
-        let target = parts[1]
-        let path = target.split(separator: UInt8(ascii: "?"), maxSplits: 1, omittingEmptySubsequences: false)[0]
+        let target = parts[1].split(separator: UInt8(ascii: "?"), maxSplits: 1, omittingEmptySubsequences: false)
+        var headers: [String: String] = [:]
+        for field in bytes[(lineEnd + 1)..<end].split(separator: 0x0A) {
+            let text = String(decoding: field.last == 0x0D ? field.dropLast() : field, as: UTF8.self)
+            guard let colon = text.firstIndex(of: ":") else { continue }
+            let name = text[..<colon].lowercased()
+            var value = text[text.index(after: colon)...]
+            while value.first == " " || value.first == "\t" { value.removeFirst() }
+            while value.last == " " || value.last == "\t" { value.removeLast() }
+            if headers[name] == nil { headers[name] = String(value) }
+        }
         return .complete(AdminRequestHead(method: String(decoding: parts[0], as: UTF8.self),
-                                          path: String(decoding: path, as: UTF8.self)))
+                                          path: String(decoding: target[0], as: UTF8.self),
+                                          query: target.count > 1 ? String(decoding: target[1], as: UTF8.self) : "",
+                                          headers: headers))
     }
 
     /// The index just past the blank line that ends the head (CRLF CRLF, or bare LF LF).

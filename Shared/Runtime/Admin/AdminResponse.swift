@@ -8,6 +8,8 @@ package struct AdminResponse: Sendable, Equatable {
     package var headers: [(String, String)] = []
     /// The body; its length becomes `Content-Length`.
     package var body: [UInt8]
+    /// `Content-Length` when it is not the body's (a HEAD answered without the body).
+    package var contentLength: Int?
 
     /// A plain-text response.
     package init(status: Int, body: String, headers: [(String, String)] = []) {
@@ -33,8 +35,8 @@ package struct AdminResponse: Sendable, Equatable {
     func serialized(omitBody: Bool = false) -> [UInt8] {
         var head = "HTTP/1.1 \(status) \(Self.reason(status))\r\n"
         head += "Content-Type: \(contentType)\r\n"
-        head += "Content-Length: \(body.count)\r\n"
-        head += "Cache-Control: no-store\r\n"
+        head += "Content-Length: \(contentLength ?? body.count)\r\n"
+        if !headers.contains(where: { $0.0.lowercased() == "cache-control" }) { head += "Cache-Control: no-store\r\n" }
         head += "Connection: close\r\n"
         for (name, value) in headers { head += "\(name): \(value)\r\n" }
         head += "\r\n"
@@ -44,6 +46,10 @@ package struct AdminResponse: Sendable, Equatable {
     static func reason(_ status: Int) -> String {
         switch status {
         case 200: return "OK"
+        case 206: return "Partial Content"
+        case 304: return "Not Modified"
+        case 403: return "Forbidden"
+        case 416: return "Range Not Satisfiable"
         case 400: return "Bad Request"
         case 404: return "Not Found"
         case 405: return "Method Not Allowed"

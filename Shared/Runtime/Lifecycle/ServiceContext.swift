@@ -29,6 +29,7 @@ package final class ServiceContext: Sendable {
         var jobs: [(name: String, job: BackgroundJob)] = []
         var closers: [(name: String, closer: Closer)] = []
         var interceptors: [any ServerInterceptor] = []
+        var httpHandler: (any PlainHTTPHandler)?
     }
 
     private let registrations = Mutex(Registrations())
@@ -65,6 +66,13 @@ package final class ServiceContext: Sendable {
         registrations.withLock { $0.interceptors.append(interceptor) }
     }
 
+    /// Serves plain HTTP GET/HEAD for the paths `handler` claims, over HTTP/2 on the gRPC port and
+    /// over HTTP/1.1 on the admin port (one handler per service; a later call replaces it).
+    package func setHTTPHandler(_ handler: any PlainHTTPHandler) {
+        registrations.withLock { $0.httpHandler = handler }
+    }
+
+    var httpHandler: (any PlainHTTPHandler)? { registrations.withLock { $0.httpHandler } }
     var jobs: [(name: String, job: BackgroundJob)] { registrations.withLock { $0.jobs } }
     var closers: [(name: String, closer: Closer)] { registrations.withLock { $0.closers } }
     var interceptors: [any ServerInterceptor] { registrations.withLock { $0.interceptors } }

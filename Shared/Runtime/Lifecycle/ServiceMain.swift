@@ -74,9 +74,10 @@ package enum ServiceMain {
             let services = try await makeServices(context)
             let interceptors: [any ServerInterceptor] =
                 [LoggingInterceptor(logger: logger), MetricsInterceptor(metrics: metrics)] + context.interceptors
-            server = try RPCServer(configuration: serverConfiguration, services: services, interceptors: interceptors)
+            server = try RPCServer(configuration: serverConfiguration, services: services, interceptors: interceptors,
+                                   http: context.httpHandler)
             admin = try AdminServer(host: configuration.host, port: configuration.adminPort,
-                                    routes: AdminRoutes(metrics: metrics, readiness: readiness))
+                                    routes: AdminRoutes(metrics: metrics, readiness: readiness, http: context.httpHandler))
             let port = try server.start()
             do {
                 let adminPort = try admin.start()

@@ -355,8 +355,11 @@ public enum Realtime {
         }
     }
 
-    /// A step of a The Unseen encounter (threshold reached, Convergence proposed, answered…). Not
-    /// sent yet.
+    /// A step of a The Unseen encounter (encounters.proto), to both sides. step is one of: joined,
+    /// messages_reported, meaningful, convergence_proposed, convergence_accepted,
+    /// convergence_declined, convergence_timed_out, meetup_described, arrived, handshake_submitted,
+    /// handshake_mismatch, handshake_verified, handshake_expired, in_person_completed,
+    /// artifact_submitted, artifact_mismatch, artifact_saved, resonance_submitted, resolved.
     ///
     /// `rendezvous.messaging.v1.EncounterStep`.
     public struct EncounterStep: ProtoMessage, Hashable {
@@ -364,23 +367,30 @@ public enum Realtime {
         public var encounterID: String = ""
         /// `string step = 2;`
         public var step: String = ""
+        /// The encounter after the step, as the subscriber sees it.
+        ///
+        /// `Encounter encounter = 3;`
+        public var encounter: Encounters.Encounter?
 
         public init() {}
 
-        public init(encounterID: String = "", step: String = "") {
+        public init(encounterID: String = "", step: String = "", encounter: Encounters.Encounter? = nil) {
             self.encounterID = encounterID
             self.step = step
+            self.encounter = encounter
         }
 
         public func encode(to writer: inout ProtoWriter) {
             if !self.encounterID.isEmpty { writer.writeString(field: 1, self.encounterID) }
             if !self.step.isEmpty { writer.writeString(field: 2, self.step) }
+            if let value = self.encounter { writer.writeMessage(field: 3, value) }
         }
 
         public mutating func decodeField(_ field: Int, from reader: inout ProtoReader) throws {
             switch field {
             case 1: self.encounterID = try reader.readString()
             case 2: self.step = try reader.readString()
+            case 3: self.encounter = try reader.mergeMessage(self.encounter)
             default: try reader.skipField()
             }
         }

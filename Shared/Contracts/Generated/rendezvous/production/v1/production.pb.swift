@@ -259,7 +259,8 @@ public enum Production {
         ///
         /// `repeated string completed_steps = 8;`
         public var completedSteps: [String] = []
-        /// The episode a selected applicant is cast in; empty until assigned.
+        /// The episode a selected applicant was last cast in (episode_ids has them all); empty until
+        /// assigned.
         ///
         /// `string episode_id = 9;`
         public var episodeID: String = ""
@@ -269,6 +270,11 @@ public enum Production {
         public var submittedAt: Timestamp?
         /// `Timestamp updated_at = 12;`
         public var updatedAt: Timestamp?
+        /// Every episode the applicant is cast in, in the order they were cast (a recurring cast
+        /// member appears in several).
+        ///
+        /// `repeated string episode_ids = 13;`
+        public var episodeIDs: [String] = []
 
         public init() {}
 
@@ -284,7 +290,8 @@ public enum Production {
             episodeID: String = "",
             createdAt: Timestamp? = nil,
             submittedAt: Timestamp? = nil,
-            updatedAt: Timestamp? = nil
+            updatedAt: Timestamp? = nil,
+            episodeIDs: [String] = []
         ) {
             self.id = id
             self.accountID = accountID
@@ -298,6 +305,7 @@ public enum Production {
             self.createdAt = createdAt
             self.submittedAt = submittedAt
             self.updatedAt = updatedAt
+            self.episodeIDs = episodeIDs
         }
 
         public func encode(to writer: inout ProtoWriter) {
@@ -313,6 +321,7 @@ public enum Production {
             if let value = self.createdAt { writer.writeMessage(field: 10, value) }
             if let value = self.submittedAt { writer.writeMessage(field: 11, value) }
             if let value = self.updatedAt { writer.writeMessage(field: 12, value) }
+            for value in self.episodeIDs { writer.writeString(field: 13, value) }
         }
 
         public mutating func decodeField(_ field: Int, from reader: inout ProtoReader) throws {
@@ -329,6 +338,7 @@ public enum Production {
             case 10: self.createdAt = try reader.mergeMessage(self.createdAt)
             case 11: self.submittedAt = try reader.mergeMessage(self.submittedAt)
             case 12: self.updatedAt = try reader.mergeMessage(self.updatedAt)
+            case 13: try reader.readRepeatedString(into: &self.episodeIDs)
             default: try reader.skipField()
             }
         }
@@ -3922,7 +3932,8 @@ package protocol CastingProvider: RPCService {
     /// `/rendezvous.production.v1.Casting/SetApplicationStatus`, unary.
     func setApplicationStatus(_ request: Production.SetApplicationStatusRequest, context: ServerCallContext) async throws -> Production.Application
 
-    /// Producers: casts a selected applicant in an episode of the app that is not yet filmed.
+    /// Producers: casts a selected applicant in an episode of the app that is not yet scheduled
+    /// (a recurring cast member may be in several).
     ///
     /// `/rendezvous.production.v1.Casting/AssignToEpisode`, unary.
     func assignToEpisode(_ request: Production.AssignToEpisodeRequest, context: ServerCallContext) async throws -> Production.Application
@@ -4012,7 +4023,8 @@ package struct CastingClient: Sendable {
         try await client.unary(path: "/rendezvous.production.v1.Casting/SetApplicationStatus", request: request, options: options).message
     }
 
-    /// Producers: casts a selected applicant in an episode of the app that is not yet filmed.
+    /// Producers: casts a selected applicant in an episode of the app that is not yet scheduled
+    /// (a recurring cast member may be in several).
     ///
     /// `/rendezvous.production.v1.Casting/AssignToEpisode`, unary.
     package func assignToEpisode(_ request: Production.AssignToEpisodeRequest, options: CallOptions = CallOptions()) async throws -> Production.Application {

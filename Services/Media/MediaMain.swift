@@ -1,0 +1,67 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Auth
+import Contracts
+import CryptoCore
+import RPC
+import Runtime
+
+/// `media`: uploads, blobs and signed downloads, on 127.0.0.1:7105 by default (RV_MEDIA_PORT),
+/// schema `media` as role rv_media (RV_PG_URL_MEDIA). Blobs under RV_MEDIA_STORAGE_DIR
+/// (default .data/media); download URLs signed with RV_MEDIA_URL_SECRET and served by plain
+/// HTTP GET on the gRPC port (HTTP/2, h2c) and the admin port (HTTP/1.1). Follows identity
+/// (RV_IDENTITY_ADDRESS, default 127.0.0.1:7101) for signing keys, revocations and
+/// AccountDeleted; its own credential (RV_SERVICE_NAME, RV_SERVICE_SECRET) must be one identity
+/// accepts. Settings: `MediaSettings`.
+@main
+struct MediaMain {
+    static func main() async {
+        await ServiceMain.run(name: "media", defaultPort: 7105, onListening: { addresses in
+            print("media listening on \(addresses.host):\(addresses.port)")
+            fflush(nil)
+        }) { context in
+            let settings = try MediaSettings.load(from: context.environment)
+            let credential = try context.environment.serviceCredential()
+            if credential == nil {
+                context.logger.warning("\(EnvironmentReader.serviceNameVariable) is not set: identity's events cannot be followed")
+            }
+            let secret: [UInt8]
+            if let configured = settings.urlSecret {
+                secret = configured
+            } else {
+                context.logger.warning("\(MediaSettings.urlSecretVariable) is not set: download URLs last only as long as this process")
+                secret = SecureRandom.bytes(32)
+            }
+            let accepted = try context.environment.acceptedServiceCredentials()
+            let pool = try await context.makePostgresPool(schema: "media", migrations: try MediaMigrations.all())
+            let io = BlockingWorkPool(threads: 4, name: "rv-media-io")
+            context.onShutdown("storage threads") { io.stop() }
+            let storage = try LocalBlobStorage(root: settings.storageDirectory, io: io)
+            let outbox = try Outbox(schema: "media")
+            let notifier = try await OutboxNotifier(configuration: pool.configuration, channel: outbox.channel)
+            context.onShutdown("outbox notifier") { notifier.close() }
+            let identity = RPCClient(host: settings.identityHost, port: settings.identityPort)
+            context.onShutdown("identity client") { identity.close() }
+
+            let server = MediaServer(pool: pool, settings: settings, identity: identity, storage: storage,
+                                     signer: URLSigner(secret: secret), outbox: outbox, notifier: notifier,
+                                     accepted: accepted, revocations: context.revocations)
+            context.followRevocations(identity: identity, credential: credential)
+            let purge = try EventConsumer(source: "identity", schema: "media", pool: pool, client: identity,
+                                          types: AccountPurge.eventTypes + AccountProjection.eventTypes, credential: credential,
+                                          logger: context.logger) { event, connection in
+                try await AccountProjection.apply(event, on: connection)
+                try await server.purge.apply(event, on: connection)
+            }
+            context.addBackgroundJob("identity events") { await purge.run() }
+            let reveal = RevealJob(pool: pool, outbox: outbox, interval: settings.revealInterval, logger: context.logger)
+            context.addBackgroundJob("momento reveal") { await reveal.run() }
+            let sweeper = UploadSweeper(pool: pool, storage: storage, interval: settings.sweepInterval, logger: context.logger)
+            context.addBackgroundJob("upload sweep") { await sweeper.run() }
+            context.setHTTPHandler(server.downloads)
+            for interceptor in server.interceptors { context.addInterceptor(interceptor) }
+            return server.services
+        }
+    }
+}

@@ -1,0 +1,36 @@
+import Auth
+import Contracts
+import Postgres
+import RPC
+import Runtime
+
+/// Everything the media executable serves, assembled once: used by `MediaMain` and by tests
+/// that run the service in-process.
+struct MediaServer: Sendable {
+    let services: [any RPCService]
+    /// Service credentials on WatchEvents first, then access tokens on everything else.
+    let interceptors: [any ServerInterceptor]
+    /// Signed downloads over plain HTTP.
+    let downloads: DownloadHandler
+    /// Applies identity's AccountDeleted.
+    let purge: AccountPurge
+
+    init(pool: PostgresPool, settings: MediaSettings, identity: RPCClient, storage: any BlobStorage, signer: URLSigner,
+         outbox: Outbox, notifier: OutboxNotifier, accepted: ServiceCredentials, revocations: RevocationList?) {
+        let media = MediaService(pool: pool, storage: storage, signer: signer, settings: settings)
+        let events = EventStreamService(outbox: outbox, pool: pool, notifier: notifier)
+        let serviceInterceptor = ServiceAuthInterceptor(credentials: accepted, methods: EventStreamService.internalMethods)
+        let verifier = AccessTokenVerifier(configuration: .init(apps: settings.apps),
+                                           source: IdentitySigningKeySource(client: IdentityClient(client: identity)))
+        let auth = AuthInterceptor(verifier: verifier,
+                                   publicMethods: serviceInterceptor.guardedMethods.union(MomentoEventsService.publicMethods),
+                                   revocations: revocations)
+        let photos = ProfilePhotosService(pool: pool, settings: settings)
+        let momento = MomentoEventsService(pool: pool, store: EventStore(outbox: outbox), signer: signer, settings: settings,
+                                          events: events)
+        services = [media, photos, momento, events]
+        interceptors = [serviceInterceptor, auth]
+        downloads = DownloadHandler(pool: pool, storage: storage, signer: signer)
+        purge = AccountPurge(storage: storage)
+    }
+}

@@ -1,0 +1,40 @@
+import Contracts
+import Foundation
+import Postgres
+
+/// Rows of `media.profile_photos`: positions 0..<n per account, rewritten whole on every change
+/// under the account's lock (`lock`), which is what makes the maximum a hard limit.
+enum PhotoSetStore {
+    /// Serializes changes to `account`'s set for the rest of the transaction.
+    static func lock(_ account: UUID, on connection: Connection) async throws {
+        _ = try await connection.query("SELECT pg_advisory_xact_lock(hashtextextended('media.photos:' || $1::text, 0))",
+                                       [.uuid(account)])
+    }
+
+    /// The set's photos in order.
+    static func photos(of account: UUID, on connection: Connection) async throws -> [ProfilePhotos.ProfilePhoto] {
+        try await connection.query("""
+            SELECT b.id::text, b.width, b.height, b.content_type FROM media.profile_photos p
+            JOIN media.blobs b ON b.id = p.blob_id WHERE p.account_id = $1 ORDER BY p.position
+            """, [.uuid(account)]).map {
+            ProfilePhotos.ProfilePhoto(blobID: try $0.decode(0), width: try $0.decode(1), height: try $0.decode(2),
+                               contentType: try $0.decode(3))
+        }
+    }
+
+    /// Replaces the set's order with `ids`.
+    static func write(_ ids: [UUID], of account: UUID, on connection: Connection) async throws {
+        _ = try await connection.execute("DELETE FROM media.profile_photos WHERE account_id = $1", [.uuid(account)])
+        guard !ids.isEmpty else { return }
+        _ = try await connection.execute("""
+            INSERT INTO media.profile_photos (account_id, blob_id, position)
+            SELECT $1, id, ordinality - 1 FROM unnest($2::uuid[]) WITH ORDINALITY AS t(id, ordinality)
+            """, [.uuid(account), .uuidArray(ids)])
+    }
+
+    /// Whether `account`'s onboarding is complete (from identity's ProfileUpdated).
+    static func onboardingComplete(_ account: UUID, on connection: Connection) async throws -> Bool {
+        try await connection.query("SELECT onboarding_complete FROM media.accounts WHERE account_id = $1", [.uuid(account)])
+            .first?.decode(0) ?? false
+    }
+}

@@ -1,0 +1,102 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+package import Foundation
+import Synchronization
+
+/// The real `identity` and `media` executables on the local Postgres, wired as `make run` wires
+/// them (media follows identity's events with a credential identity accepts). Every stack of one
+/// test process shares one blob folder, as replicas of one deployment share their storage: the
+/// stacks share one database, so any of them may apply an AccountDeleted or sweep an upload that
+/// another's test made.
+package final class MediaStack: Sendable {
+    package static let mediaSecret = "media-tests-media-secret-0123456789abcdef"
+    package static let urlSecret = "media-tests-url-secret-0123456789abcdefghij"
+
+    /// The blob folder of this test process's stacks, and how many stacks use it now.
+    private static let sharedStorage = NSTemporaryDirectory() + "rv-media-tests-\(getpid())"
+    private static let running = Mutex(0)
+
+    package let identity: EndToEndServiceProcess
+    package let media: EndToEndServiceProcess
+    /// Where this media keeps its blobs (removed when the process's last stack stops).
+    package let storageDirectory: String
+    /// Media's HTTP/1.1 admin port (metrics, health and signed downloads).
+    package let mediaAdminPort: Int
+
+    /// Routes `/rendezvous.identity.`, `/rendezvous.media.` and the signed downloads, as compose's edge does.
+    package let edge: NginxEdge?
+
+    private init(identity: EndToEndServiceProcess, media: EndToEndServiceProcess, storageDirectory: String, mediaAdminPort: Int,
+                 edge: NginxEdge?) {
+        self.identity = identity
+        self.media = media
+        self.storageDirectory = storageDirectory
+        self.mediaAdminPort = mediaAdminPort
+        self.edge = edge
+    }
+
+    /// Starts both (and the edge when `withEdge`); fails with the db.sh hint when Postgres is down.
+    package static func start(withEdge: Bool = false) async throws -> MediaStack {
+        try await TestDatabase.makePool(TestDatabase.configuration(role: "media", poolSize: 1)).close()
+        let identity = try await DiscoveryStack.startIdentity(credentials: "media=\(mediaSecret)")
+        let storage = sharedStorage
+        running.withLock { $0 += 1 }
+        let adminPort = try LocalPort.free()
+        do {
+            let media = try await startMedia(identityPort: identity.port, storage: storage, adminPort: adminPort)
+            do {
+                let edge = withEdge
+                    ? try await NginxEdge.start(routes: ["/rendezvous.identity.": identity.port, "/rendezvous.media.": media.port],
+                                                httpRoutes: ["/media/v1/blobs/": adminPort])
+                    : nil
+                return MediaStack(identity: identity, media: media, storageDirectory: storage, mediaAdminPort: adminPort, edge: edge)
+            } catch {
+                await media.stop()
+                throw error
+            }
+        } catch {
+            await identity.stop()
+            releaseStorage()
+            throw error
+        }
+    }
+
+    /// Another media instance on the same database and blob folder (as a second replica behind
+    /// the edge); the caller stops it.
+    package func startAnotherMedia() async throws -> EndToEndServiceProcess {
+        try await Self.startMedia(identityPort: identity.port, storage: storageDirectory, adminPort: 0)
+    }
+
+    /// A media executable following identity on `identityPort`; its reveal job looks for due
+    /// events every 50 ms and its sweeper for expired uploads every 100 ms, so tests wait little.
+    private static func startMedia(identityPort: Int, storage: String, adminPort: Int) async throws -> EndToEndServiceProcess {
+        try await EndToEndServiceProcess.start("media", environment: [
+            "RV_MEDIA_PORT": "0", "RV_MEDIA_ADMIN_PORT": String(adminPort),
+            "RV_PG_URL_MEDIA": DiscoveryStack.postgresURL(role: "media"),
+            "RV_IDENTITY_ADDRESS": "127.0.0.1:\(identityPort)", "RV_LOG_LEVEL": "warning",
+            "RV_SERVICE_NAME": "media", "RV_SERVICE_SECRET": mediaSecret,
+            "RV_MEDIA_STORAGE_DIR": storage, "RV_MEDIA_URL_SECRET": urlSecret, "RV_MEDIA_REVEAL_INTERVAL_MS": "50",
+            "RV_MEDIA_SWEEP_INTERVAL_MS": "100",
+        ])
+    }
+
+    /// Both processes' logs, for a failure's report.
+    package var logs: String { "media log:\n\(media.log)\nidentity log:\n\(identity.log)" }
+
+    package func stop() async {
+        edge?.stop()
+        await media.stop()
+        await identity.stop()
+        Self.releaseStorage()
+    }
+
+    /// Removes the shared blob folder once no stack of this process uses it.
+    private static func releaseStorage() {
+        let last = running.withLock { count -> Bool in
+            count -= 1
+            return count == 0
+        }
+        if last { try? FileManager.default.removeItem(atPath: sharedStorage) }
+    }
+}
