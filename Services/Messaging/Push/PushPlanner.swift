@@ -6,7 +6,8 @@ import Runtime
 /// Turns events into push jobs, inside the transaction that records the event as applied (so
 /// a job is planned exactly once and never lost): messaging's own realtime outbox (a message to
 /// its recipient, a match to both members, a Swivo session's match, Momento reveals, encounter
-/// steps), identity's ReferralUsed and production's ApplicationStatusChanged. A recipient who
+/// steps), identity's ReferralUsed, production's ApplicationStatusChanged and media's
+/// EventRevealed (each member of a Momento event). A recipient who
 /// turned the category off gets no job; inside their quiet hours the push is silent.
 struct PushPlanner: Sendable {
     let maximumAge: Duration
@@ -14,6 +15,7 @@ struct PushPlanner: Sendable {
     static let realtimeTypes = ["MessageReceived", "MatchOpened", "SessionMatched", "PhotosRevealed", "EncounterStep"]
     static let identityTypes = ["ReferralUsed"]
     static let productionTypes = ["ApplicationStatusChanged"]
+    static let mediaTypes = ["EventRevealed"]
 
     /// Plans the pushes `event` of stream `source` causes.
     func apply(_ event: Events.Event, source: String, on connection: Connection) async throws {
@@ -35,6 +37,15 @@ struct PushPlanner: Sendable {
                                        deepLink: "\(event.app)://application/\(changed.applicationID)"),
                            to: applicant, app: event.app, source: origin, reference: changed.applicationID,
                            collapseID: "application-\(changed.applicationID)", on: connection)
+        case "EventRevealed":
+            let revealed = try Momento.EventRevealed(serializedBytes: event.payload)
+            let link = revealed.galleryLink.isEmpty ? "\(event.app)://event/\(revealed.eventID)/gallery" : revealed.galleryLink
+            for member in Set(revealed.memberIDs.compactMap(UUID.init(uuidString:))) {
+                try await plan(PushPayload(title: "Your Momento is ready!", body: "Tap to view photos from \(revealed.title).",
+                                           category: .photosRevealed, threadID: "event-\(revealed.eventID)", deepLink: link),
+                               to: member, app: event.app, source: origin, reference: revealed.eventID,
+                               collapseID: "event-\(revealed.eventID)", on: connection)
+            }
         default:
             guard let recipient = UUID(uuidString: event.aggregateID) else { return }
             try await planRealtime(try Realtime.RealtimeEvent(serializedBytes: event.payload), to: recipient, app: event.app,

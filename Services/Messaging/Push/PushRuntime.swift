@@ -6,8 +6,9 @@ import Postgres
 import RPC
 import Runtime
 
-/// Starts push on this instance: the planners (messaging's realtime outbox, identity's and,
-/// when `RV_PRODUCTION_ADDRESS` is set, production's events) and the queue worker. Without the
+/// Starts push on this instance: the planners (messaging's realtime outbox, identity's events
+/// and, when `RV_PRODUCTION_ADDRESS` / `RV_MEDIA_ADDRESS` are set, production's and media's) and
+/// the queue worker. Without the
 /// APNs key settings push is off with a warning; a key that cannot be read stops start-up.
 enum PushRuntime {
     static func start(context: ServiceContext, pool: PostgresPool, server: MessagingServer, notifier: OutboxNotifier,
@@ -51,6 +52,12 @@ enum PushRuntime {
             let client = RPCClient(host: host, port: port)
             context.onShutdown("production client") { client.close() }
             sources.append(("production", client, PushPlanner.productionTypes))
+        }
+        if let text = context.environment["RV_MEDIA_ADDRESS"] {
+            let (host, port) = try EnvironmentReader.hostAndPort(text, variable: "RV_MEDIA_ADDRESS")
+            let client = RPCClient(host: host, port: port)
+            context.onShutdown("media client") { client.close() }
+            sources.append(("media", client, PushPlanner.mediaTypes))
         }
         for (source, client, types) in sources {
             let consumer = try EventConsumer(source: "push-\(source)", schema: "messaging", pool: pool, client: client,

@@ -50,4 +50,47 @@ import TestSupport
             try await connection.execute("DELETE FROM messaging.push_jobs WHERE account_id = $1", [.uuid(applicant)])
         }
     }
+
+    @Test func aMomentoReveal_isPlannedForEachMember_withTheGalleryLink() async throws {
+        let pool = try await TestDatabase.makePool(TestDatabase.configuration(role: "messaging"))
+        defer { pool.close() }
+        _ = try await Migrator(schema: "messaging", migrations: try MessagingMigrations.all()).migrate(pool)
+        let members = [UUID(), UUID()]
+        let muted = UUID()
+        try await pool.withTransaction { connection in
+            try await PushPreferencesStore.set(muted, categories: [.photosRevealed: false], quietHours: nil, on: connection)
+        }
+        let eventID = UUID().uuidString.lowercased()
+        var revealed = Momento.EventRevealed()
+        revealed.eventID = eventID
+        revealed.app = "momento"
+        revealed.title = "Lena's birthday"
+        revealed.memberIDs = (members + [muted]).map { $0.uuidString.lowercased() }
+        revealed.galleryLink = "momento://event/\(eventID)/gallery"
+        var event = Events.Event()
+        event.cursor = Int64.random(in: 1...Int64.max / 2)
+        event.type = "EventRevealed"
+        event.app = "momento"
+        event.payload = revealed.serializedBytes()
+        event.occurredAt = Timestamp(microseconds: Int64(Date().timeIntervalSince1970 * 1_000_000))
+        try await pool.withTransaction { try await PushPlanner(maximumAge: .seconds(600)).apply(event, source: "media-test", on: $0) }
+
+        let rows = try await pool.withConnection { connection in
+            try await connection.query("""
+                SELECT account_id, category, payload FROM messaging.push_jobs WHERE reference = $1
+                """, [.text(eventID)])
+        }
+        #expect(Set(try rows.map { try $0.decode(0, as: UUID.self) }) == Set(members))
+        for row in rows {
+            #expect(try row.decode(1, as: Int16.self) == NotificationCategory.photosRevealed.rawValue)
+            let payload = try JSONValue.parseObject(try row.decode(2, as: [UInt8].self))
+            #expect(payload["deep_link"]?.stringValue == "momento://event/\(eventID)/gallery")
+            #expect(payload["aps"]?.objectValue?["alert"]?.objectValue?["body"]?.stringValue
+                    == "Tap to view photos from Lena's birthday.")
+        }
+        _ = try await pool.withConnection { connection in
+            try await connection.execute("DELETE FROM messaging.push_jobs WHERE reference = $1", [.text(eventID)])
+            try await PushPreferencesStore.purge(muted, on: connection)
+        }
+    }
 }
