@@ -68,7 +68,8 @@ let package = Package(
         // HTTP2 and CryptoCore are RPC's own dependencies, named here only for the TLS settings.
         .target(name: "GatewayClient", dependencies: ["RPC", "Contracts", "HTTP2", "CryptoCore"],
                 path: "Shared/GatewayClient", swiftSettings: swiftSettings),
-        .target(name: "TestSupport", dependencies: ["RPC", "Contracts", "CryptoCore", "Postgres", "Wire"], path: "Shared/TestSupport",
+        .target(name: "TestSupport", dependencies: ["RPC", "Contracts", "CryptoCore", "HTTP2", "IOLoop", "Postgres", "Wire"],
+                path: "Shared/TestSupport",
                 swiftSettings: swiftSettings),
 
         // The protoc plugin that generates Shared/Contracts/Generated from proto-docs/ (`make generate`).

@@ -15,8 +15,6 @@ enum PushHarness {
             return fake
         }
     }
-
-    static let topics = ["swivo": "com.example.swivo", "elite": "com.example.elite", "firstdate": "com.example.firstdate"]
 }
 
 struct PushServicesTrait: SuiteTrait, TestScoping {
@@ -24,21 +22,11 @@ struct PushServicesTrait: SuiteTrait, TestScoping {
                       performing function: @Sendable () async throws -> Void) async throws {
         let fake = try FakeAPNs()
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("rv-push-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
-        let keyFile = directory.appendingPathComponent("AuthKey.p8")
-        let rootsFile = directory.appendingPathComponent("apns-root.pem")
-        try Data(try fake.key.pemBytes()).write(to: keyFile)
-        try Data(fake.certificatePEM).write(to: rootsFile)
         let stack: DiscoveryStack
         do {
-            stack = try await DiscoveryStack.start(messagingInstances: 2, messagingEnvironment: [
-                "RV_APNS_HOST": "127.0.0.1:\(fake.port)", "RV_APNS_SANDBOX_HOST": "127.0.0.1:\(fake.port)",
-                "RV_APNS_KEY_FILE": keyFile.path, "RV_APNS_KEY_ID": fake.key.keyID, "RV_APNS_TEAM_ID": fake.teamID,
-                "RV_APNS_TRUST_ROOTS": rootsFile.path,
-                "RV_APNS_TOPICS": PushHarness.topics.map { "\($0.key):\($0.value)" }.joined(separator: ","),
-                "RV_APNS_BACKOFF_MS": "20", "RV_PUSH_POLL_INTERVAL_MS": "20",
-            ])
+            stack = try await DiscoveryStack.start(messagingInstances: 2,
+                                                   messagingEnvironment: try fake.messagingEnvironment(directory: directory))
         } catch {
             await fake.stop()
             throw error

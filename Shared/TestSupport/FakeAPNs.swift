@@ -1,41 +1,41 @@
-import CryptoCore
-import Foundation
+package import CryptoCore
+package import Foundation
 import HTTP2
 import IOLoop
 import Synchronization
 
-/// A stand-in for APNs in the tests: an HTTP/2 server over TLS that checks each push as Apple
+/// A stand-in for APNs in the tests (messaging's push): an HTTP/2 server over TLS that checks each push as Apple
 /// does (provider token signature, key id, team, age; the headers) and answers as Apple
 /// documents: 200 with `apns-id`, or an error status with a JSON `reason` (and `timestamp` with 410).
-final class FakeAPNs: Sendable {
+package final class FakeAPNs: Sendable {
     /// One push as the fake received it.
-    struct Request: Sendable {
-        var deviceToken: String
-        var bearer: String
-        var issuedAt: Int64
-        var topic: String?
-        var pushType: String?
-        var priority: String?
-        var collapseID: String?
-        var expiration: String?
-        var payload: [String: JSONValue]
-        var status: Int
-        var apnsID: String?
+    package struct Request: Sendable {
+        package var deviceToken: String
+        package var bearer: String
+        package var issuedAt: Int64
+        package var topic: String?
+        package var pushType: String?
+        package var priority: String?
+        package var collapseID: String?
+        package var expiration: String?
+        package var payload: [String: JSONValue]
+        package var status: Int
+        package var apnsID: String?
 
-        var aps: [String: JSONValue] { payload["aps"]?.objectValue ?? [:] }
-        var category: String? { aps["category"]?.stringValue }
-        var alertBody: String? { aps["alert"]?.objectValue?["body"]?.stringValue }
+        package var aps: [String: JSONValue] { payload["aps"]?.objectValue ?? [:] }
+        package var category: String? { aps["category"]?.stringValue }
+        package var alertBody: String? { aps["alert"]?.objectValue?["body"]?.stringValue }
     }
 
     /// An answer scripted for a device token.
-    enum Answer: Sendable {
+    package enum Answer: Sendable {
         case ok
         case error(Int, String)
     }
 
-    let key: ECSigningKey
-    let teamID: String
-    let certificatePEM: [UInt8]
+    package let key: ECSigningKey
+    package let teamID: String
+    package let certificatePEM: [UInt8]
     private let group: EventLoopGroup
     private let server: HTTP2Server
     private let state = Mutex(State())
@@ -46,9 +46,9 @@ final class FakeAPNs: Sendable {
         var expiredBearers: Set<String> = []
     }
 
-    var port: Int { server.port }
+    package var port: Int { server.port }
 
-    init(teamID: String = "TEAM123456", keyID: String = "KEY1234567") throws {
+    package init(teamID: String = "TEAM123456", keyID: String = "KEY1234567") throws {
         key = try ECSigningKey.generate(keyID: keyID)
         self.teamID = teamID
         let (certificate, privateKey) = try TestCertificates.makeSelfSigned(commonName: "localhost")
@@ -61,29 +61,49 @@ final class FakeAPNs: Sendable {
         try server.start()
     }
 
-    func stop() async {
+    package func stop() async {
         await server.shutdown(gracePeriod: .milliseconds(200))
     }
 
+    /// The environment of a messaging executable that pushes to this fake: a .p8 key and the
+    /// fake's certificate written to `directory`, every app's topic `com.example.<app>`, quick
+    /// retries and polling.
+    package func messagingEnvironment(directory: URL) throws -> [String: String] {
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let keyFile = directory.appendingPathComponent("AuthKey.p8")
+        let rootsFile = directory.appendingPathComponent("apns-root.pem")
+        try Data(try key.pemBytes()).write(to: keyFile)
+        try Data(certificatePEM).write(to: rootsFile)
+        return [
+            "RV_APNS_HOST": "127.0.0.1:\(port)", "RV_APNS_SANDBOX_HOST": "127.0.0.1:\(port)",
+            "RV_APNS_KEY_FILE": keyFile.path, "RV_APNS_KEY_ID": key.keyID, "RV_APNS_TEAM_ID": teamID,
+            "RV_APNS_TRUST_ROOTS": rootsFile.path,
+            "RV_APNS_TOPICS": Self.apps.map { "\($0):com.example.\($0)" }.joined(separator: ","),
+            "RV_APNS_BACKOFF_MS": "20", "RV_PUSH_POLL_INTERVAL_MS": "20",
+        ]
+    }
+
+    static let apps = ["elite", "firstdate", "swivo", "unseen", "momento"]
+
     /// Answers the next pushes to `deviceToken` with `answers`, in order, then 200s.
-    func script(_ deviceToken: String, _ answers: [Answer]) {
+    package func script(_ deviceToken: String, _ answers: [Answer]) {
         state.withLock { $0.scripts[deviceToken.lowercased(), default: []].append(contentsOf: answers) }
     }
 
     /// Every provider token seen so far is refused from now on with 403 ExpiredProviderToken.
-    func expireProviderTokens() {
+    package func expireProviderTokens() {
         state.withLock { state in state.expiredBearers.formUnion(state.requests.map(\.bearer)) }
     }
 
     /// The pushes received for `deviceToken`, oldest first.
-    func requests(to deviceToken: String) -> [Request] {
+    package func requests(to deviceToken: String) -> [Request] {
         state.withLock { $0.requests.filter { $0.deviceToken == deviceToken.lowercased() } }
     }
 
-    var allRequests: [Request] { state.withLock { $0.requests } }
+    package var allRequests: [Request] { state.withLock { $0.requests } }
 
     /// Waits (bounded) until `condition` holds over the pushes to `deviceToken`.
-    func waitFor(_ deviceToken: String, timeout: Duration = .seconds(15),
+    package func waitFor(_ deviceToken: String, timeout: Duration = .seconds(15),
                  _ condition: ([Request]) -> Bool) async throws -> [Request] {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
@@ -185,6 +205,6 @@ final class FakeAPNs: Sendable {
     }
 }
 
-struct FakeAPNsError: Error, CustomStringConvertible {
-    var description: String
+package struct FakeAPNsError: Error, CustomStringConvertible {
+    package var description: String
 }
