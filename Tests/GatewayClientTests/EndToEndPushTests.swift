@@ -10,6 +10,10 @@ import Testing
 /// token APNs calls unregistered (410) showing inactive to its owner.
 @Suite(.serialized) struct EndToEndPushTests {
     @Test func aMatchAndAMessage_arePushed_preferencesHold_andAnUnregisteredTokenIsDropped() async throws {
+        try await PushDeploymentLock.withLock { try await Self.deployAndRun() }
+    }
+
+    static func deployAndRun() async throws {
         let fake = try FakeAPNs()
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("rv-e2e-push-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }

@@ -20,6 +20,10 @@ enum PushHarness {
 struct PushServicesTrait: SuiteTrait, TestScoping {
     func provideScope(for test: Test, testCase: Test.Case?,
                       performing function: @Sendable () async throws -> Void) async throws {
+        try await PushDeploymentLock.withLock { try await run(function) }
+    }
+
+    private func run(_ function: @Sendable () async throws -> Void) async throws {
         let fake = try FakeAPNs()
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("rv-push-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
