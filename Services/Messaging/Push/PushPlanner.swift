@@ -88,10 +88,12 @@ struct PushPlanner: Sendable {
                            to: recipient, app: app, source: source, reference: revealed.eventID,
                            collapseID: "event-\(revealed.eventID)", on: connection)
         case .encounterStep(let step):
-            try await plan(PushPayload(title: "Your encounter moved on", body: "Open the app to see what's next.",
-                                       category: .encounterStep, threadID: "encounter-\(step.encounterID)",
+            guard let (title, body) = Self.encounterAlert(step) else { return }
+            try await plan(PushPayload(title: title, body: body, category: .encounterStep,
+                                       threadID: "encounter-\(step.encounterID)",
                                        deepLink: "\(app)://encounter/\(step.encounterID)"),
-                           to: recipient, app: app, source: source, reference: step.encounterID, on: connection)
+                           to: recipient, app: app, source: source, reference: step.encounterID,
+                           collapseID: "encounter-\(step.encounterID)-\(step.step)", on: connection)
         default:
             return
         }
@@ -109,5 +111,36 @@ struct PushPlanner: Sendable {
                                         reference: reference, payload: payload.bytes(),
                                         collapseID: collapseID.map { String($0.utf8.prefix(64)) ?? $0 },
                                         priority: priority, expiresAt: now + 86_400), on: connection)
+    }
+
+    /// The alert for an encounter step worth waking its recipient for (the step as that side
+    /// sees it), or nil: the other side's own moves and the mid-steps the app shows live
+    /// (message counts, submissions awaiting the other side) make no push.
+    static func encounterAlert(_ step: Realtime.EncounterStep) -> (String, String)? {
+        let encounter = step.encounter ?? Encounters.Encounter()
+        switch step.step {
+        case "joined" where encounter.startedByMe:
+            return ("Someone joined your encounter", "Say hello.")
+        case "meaningful":
+            return ("Your encounter is meaningful", "Either of you may now propose the Convergence.")
+        case "convergence_proposed" where !encounter.proposedByMe:
+            return ("An invitation to converge", "You have 30 seconds to answer.")
+        case "convergence_accepted" where encounter.proposedByMe:
+            return ("They accepted", "Describe where to meet.")
+        case "convergence_declined" where encounter.proposedByMe, "convergence_timed_out" where encounter.proposedByMe:
+            return ("Not this time", "A reflection is waiting for you.")
+        case "meetup_described" where !encounter.proposedByMe:
+            return ("Where to meet", "Open the app to see the meet-up.")
+        case "arrived" where encounter.theyArrived && !encounter.iArrived:
+            return ("They have arrived", "Confirm when you are there.")
+        case "handshake_verified":
+            return ("You found each other", "Your time together starts now.")
+        case "in_person_completed":
+            return ("Time's up", "Write your shared artifact.")
+        case "resolved":
+            return ("Your encounter is complete", "See your resonance.")
+        default:
+            return nil
+        }
     }
 }

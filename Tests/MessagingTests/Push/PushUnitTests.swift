@@ -1,3 +1,4 @@
+import Contracts
 import CryptoCore
 import Foundation
 @testable import Messaging
@@ -76,5 +77,34 @@ import Testing
         #expect(throws: (any Error).self) {
             _ = try APNsProviderToken(keyPEM: Array("not a key".utf8), keyID: "K", teamID: "T", refreshAfter: .seconds(60))
         }
+    }
+
+    @Test(arguments: [
+        // step, started by me, proposed by me, I arrived, they arrived, pushed
+        ("joined", true, false, false, false, true),
+        ("joined", false, false, false, false, false),
+        ("messages_reported", true, false, false, false, false),
+        ("convergence_proposed", false, false, false, false, true),
+        ("convergence_proposed", false, true, false, false, false),
+        ("convergence_accepted", false, true, false, false, true),
+        ("convergence_timed_out", false, true, false, false, true),
+        ("convergence_timed_out", false, false, false, false, false),
+        ("arrived", false, false, false, true, true),
+        ("arrived", false, false, true, true, false),
+        ("handshake_submitted", false, false, true, true, false),
+        ("resolved", false, false, true, true, true),
+    ])
+    func encounterSteps_pushOnlyWhatTheRecipientMustAnswerOrSee(step: String, startedByMe: Bool, proposedByMe: Bool,
+                                                                iArrived: Bool, theyArrived: Bool, pushed: Bool) {
+        var encounter = Encounters.Encounter()
+        encounter.startedByMe = startedByMe
+        encounter.proposedByMe = proposedByMe
+        encounter.iArrived = iArrived
+        encounter.theyArrived = theyArrived
+        var event = Realtime.EncounterStep()
+        event.encounterID = "e1"
+        event.step = step
+        event.encounter = encounter
+        #expect((PushPlanner.encounterAlert(event) != nil) == pushed)
     }
 }
