@@ -65,13 +65,17 @@ run: release db-start
 ## bench: RPC benchmarks over the wire (h2load): throughput, latency percentiles, CPU and memory;
 ## then the DB-backed RPC next to pgbench on the same cluster; then identity's sign-in, refresh
 ## and read workloads (identity-bench, our own gRPC client); then discovery's feed over 100k profiles;
-## then production's season P&L over 10,000 entries, the membrane query and consent capture.
+## then production's season P&L over 10,000 entries, the membrane query and consent capture;
+## then messaging's sends with 1,000 open realtime streams (send → delivery latency);
+## then media's 2 MiB photo uploads, signed-URL GETs and the reveal of a 5,000-photo event.
 bench: release db-start
 	python3 Tests/Benchmarks/rpc_bench.py
 	python3 Tests/Benchmarks/db_bench.py
 	python3 Tests/Benchmarks/identity_bench.py
 	python3 Tests/Benchmarks/discovery_bench.py
 	python3 Tests/Benchmarks/production_bench.py
+	python3 Tests/Benchmarks/messaging_bench.py
+	python3 Tests/Benchmarks/media_bench.py
 
 ## fuzz: libFuzzer on the protobuf decoder and the gRPC deframer for FUZZ_SECONDS.
 fuzz: deps
