@@ -70,7 +70,8 @@ let package = Package(
         // HTTP2 and CryptoCore are RPC's own dependencies, named here only for the TLS settings.
         .target(name: "GatewayClient", dependencies: ["RPC", "Contracts", "HTTP2", "CryptoCore"],
                 path: "Shared/GatewayClient", swiftSettings: swiftSettings),
-        .target(name: "TestSupport", dependencies: ["RPC", "Contracts", "CryptoCore", "Postgres", "Wire"], path: "Shared/TestSupport",
+        .target(name: "TestSupport", dependencies: ["RPC", "Contracts", "CryptoCore", "HTTP2", "IOLoop", "Postgres", "Wire"],
+                path: "Shared/TestSupport",
                 swiftSettings: swiftSettings),
 
         // Outbound HTTP(S) through libcurl: the LLM icebreaker endpoint (and S3, webhooks).
@@ -93,8 +94,9 @@ let package = Package(
 
         .executableTarget(name: "Production", dependencies: ["Auth", "Contracts", "CryptoCore", "Postgres", "RPC", "Runtime"],
                           path: "Services/Production", swiftSettings: swiftSettings),
-        .executableTarget(name: "Messaging", dependencies: ["Auth", "Contracts", "CryptoCore", "OutboundHTTP", "Postgres", "RPC",
-                                                            "Runtime", .product(name: "Logging", package: "swift-log")],
+        .executableTarget(name: "Messaging", dependencies: ["Auth", "Contracts", "CryptoCore", "HTTP2", "IOLoop", "OutboundHTTP",
+                                                            "Postgres", "RPC", "Runtime",
+                                                            .product(name: "Logging", package: "swift-log")],
                           path: "Services/Messaging", swiftSettings: swiftSettings),
         .executableTarget(name: "Media", dependencies: ["Auth", "Contracts", "CryptoCore", "Postgres", "RPC", "Runtime"],
                           path: "Services/Media", swiftSettings: swiftSettings),
@@ -128,7 +130,7 @@ let package = Package(
         .testTarget(name: "ProductionTests", dependencies: ["Production", "Auth", "Contracts", "Postgres", "RPC", "Runtime", "TestSupport"],
                     swiftSettings: swiftSettings),
         .testTarget(name: "MessagingTests", dependencies: ["Messaging", "Auth", "Contracts", "CryptoCore", "HTTP2", "Postgres", "RPC",
-                                                           "Runtime",
+                                                           "Runtime", "IOLoop",
                                                            "TestSupport"],
                     exclude: ["Fixtures"], swiftSettings: swiftSettings),
         .testTarget(name: "MediaTests", dependencies: ["Media", "Auth", "Contracts", "Postgres", "RPC", "Runtime", "TestSupport"],

@@ -65,6 +65,8 @@ struct MessagingMain {
                 }
                 context.addBackgroundJob("\(source) events") { await consumer.run() }
             }
+            try PushRuntime.start(context: context, pool: pool, server: server, notifier: notifier, identity: identity,
+                                  credential: credential)
             for interceptor in server.interceptors { context.addInterceptor(interceptor) }
             return server.services
         }

@@ -36,7 +36,7 @@ struct MessagingServer: Sendable {
         services = [MessagingService(pool: pool, tiers: tiers, feed: feed),
                     RealtimeService(pool: pool, tiers: tiers, feed: feed, hub: hub),
                     EncountersService(pool: pool, store: encounters, settings: settings.encounters),
-                    EventStreamService(outbox: events, pool: pool, notifier: eventsNotifier)]
+                    EventStreamService(outbox: events, pool: pool, notifier: eventsNotifier), PushService(pool: pool)]
         interceptors = [serviceInterceptor, auth]
         conversations = ConversationEvents(feed: feed, generatorConfigured: settings.icebreakerGenerator != nil)
     }

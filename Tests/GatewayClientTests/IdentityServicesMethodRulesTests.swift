@@ -206,6 +206,10 @@ import Testing
         Rule(path: "Encounters/SubmitHandshakeCode", sending: .once, needsSession: true) { _ = try await $0.encounters.submitHandshakeCode("4821", in: id) },
         Rule(path: "Encounters/SubmitArtifact", sending: .once, needsSession: true) { _ = try await $0.encounters.submitArtifact("we both noticed", in: id) },
         Rule(path: "Encounters/SubmitResonance", sending: .once, needsSession: true) { _ = try await $0.encounters.submitResonance(90, in: id) },
+        Rule(path: "Push/GetPushPreferences", sending: .retried, needsSession: true) { _ = try await $0.push.preferences() },
+        Rule(path: "Push/SetPushPreferences", sending: .retried, needsSession: true) {
+            _ = try await $0.push.setPreferences([.message: false])
+        },
     ]
 
     @Test(arguments: rules)
@@ -290,6 +294,7 @@ final class UnavailableServer: Sendable {
         EncountersClient.serviceName: ["StartEncounter", "JoinEncounter", "GetEncounter", "ReportMessages", "ProposeConvergence",
                                        "AnswerConvergence", "DescribeMeetup", "ConfirmArrival", "SubmitHandshakeCode",
                                        "SubmitArtifact", "SubmitResonance"],
+        PushClient.serviceName: ["GetPushPreferences", "SetPushPreferences"],
     ]
 
     private let recorder: Recorder

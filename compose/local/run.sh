@@ -48,7 +48,11 @@ RV_DISCOVERY_ADDRESS="${RV_DISCOVERY_ADDRESS:-127.0.0.1:${RV_DISCOVERY_PORT:-710
 RV_MESSAGING_ADDRESS="${RV_MESSAGING_ADDRESS:-127.0.0.1:${RV_MESSAGING_PORT:-7103}}" as_service production "$BIN/production" &
 pids+=($!)
 # Messaging follows identity (keys, tiers, blocks) and discovery (matches); it retries until both answer.
-as_service messaging "$BIN/messaging" &
+# Push (APNs) is on when RV_APNS_KEY_FILE, RV_APNS_KEY_ID, RV_APNS_TEAM_ID (and RV_APNS_TOPICS)
+# are exported; otherwise it logs a warning and sends nothing. It follows production's
+# application updates and media's Momento reveals for pushes.
+RV_PRODUCTION_ADDRESS="${RV_PRODUCTION_ADDRESS:-127.0.0.1:${RV_PRODUCTION_PORT:-7104}}" \
+RV_MEDIA_ADDRESS="${RV_MEDIA_ADDRESS:-127.0.0.1:${RV_MEDIA_PORT:-7105}}" as_service messaging "$BIN/messaging" &
 pids+=($!)
 
 # Media keeps blobs under .data/media and signs download URLs with a secret for this run

@@ -140,7 +140,7 @@ struct ConversationEvents: Sendable {
 
     /// A deleted account leaves nothing here: its conversations go (messages with them), the
     /// other members are told, its blocks, encounters (with their award records; awards already
-    /// sent are production's to delete) and realtime events go.
+    /// sent are production's to delete), realtime events and push data go.
     private func purge(_ account: UUID, app: String, on connection: Connection) async throws {
         let rows = try await connection.query("SELECT conversation_id FROM messaging.members WHERE account_id = $1",
                                               [.uuid(account)])
@@ -153,5 +153,6 @@ struct ConversationEvents: Sendable {
                  e AS (DELETE FROM messaging.encounters WHERE starter_id = $1 OR joiner_id = $1)
             DELETE FROM messaging.realtime WHERE aggregate_id = $2
             """, [.uuid(account), .text(account.uuidString.lowercased())])
+        try await PushPreferencesStore.purge(account, on: connection)
     }
 }

@@ -75,12 +75,13 @@ enum MessagingMigrations {
                 );
                 """),
             Migration(version: 8, name: "encounters", sql: EncounterMigration.sql),
-        ] + events.migrations(from: 9) + [events.occurredAtIndexMigration(version: 11), icebreakerGeneration]
+        ] + events.migrations(from: 9) + [events.occurredAtIndexMigration(version: 11)] + PushMigrations.migrations(from: 12)
+            + [icebreakerGeneration]
     }
 
     /// The generator's state per match: 0 not asked (no generator configured), 1 pending,
     /// 2 answered, 3 fell back to the pool (the failure kept); a lease while an instance asks.
-    static let icebreakerGeneration = Migration(version: 12, name: "icebreaker generation", sql: """
+    static let icebreakerGeneration = Migration(version: 14, name: "icebreaker generation", sql: """
         ALTER TABLE messaging.icebreakers ADD COLUMN generation smallint NOT NULL DEFAULT 0,
             ADD COLUMN lease_until timestamptz, ADD COLUMN attempted_at timestamptz,
             ADD COLUMN failure text NOT NULL DEFAULT '';

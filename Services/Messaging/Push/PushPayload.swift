@@ -1,0 +1,41 @@
+import CryptoCore
+
+/// The JSON body of a push (Apple: "Generating a remote notification"): `aps` with the alert,
+/// category and thread, the sound (none inside quiet hours, where the interruption level is
+/// passive), and our `deep_link` and `category` beside it.
+struct PushPayload: Sendable {
+    var title: String
+    var body: String
+    var category: NotificationCategory
+    /// Groups the notifications of one conversation or event on the device.
+    var threadID: String
+    /// `<app>://...`, opened when the notification is tapped.
+    var deepLink: String
+    var quiet = false
+
+    /// The body as bytes, at most APNs's 4 KiB (the alert body is shortened to fit).
+    func bytes() -> [UInt8] {
+        var text = body
+        while true {
+            var aps: [String: JSONValue] = [
+                "alert": .object(["title": .string(title), "body": .string(text)]),
+                "category": .string(category.name),
+                "thread-id": .string(threadID),
+            ]
+            if quiet {
+                aps["interruption-level"] = .string("passive")
+            } else {
+                aps["sound"] = .string("default")
+            }
+            let bytes = JSONValue.object(["aps": .object(aps), "deep_link": .string(deepLink),
+                                          "category": .string(category.name)]).serialized()
+            if bytes.count <= 4096 || text.isEmpty { return bytes }
+            text = String(text.prefix(max(0, text.count - (bytes.count - 4096) - 8))) + "…"
+        }
+    }
+
+    /// `text` cut to `limit` characters with an ellipsis.
+    static func preview(_ text: String, limit: Int = 140) -> String {
+        text.count <= limit ? text : String(text.prefix(limit - 1)) + "…"
+    }
+}

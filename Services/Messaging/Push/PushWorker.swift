@@ -1,0 +1,103 @@
+import Auth
+import Contracts
+import CryptoCore
+import Foundation
+import Logging
+import Postgres
+import RPC
+
+/// Works the push queue on one instance: leases due jobs (other instances skip them), looks up
+/// each recipient's active APNs tokens in identity, sends to each, logs each delivery and
+/// finishes the job. A token already logged for the job (an instance crashed mid-job and the
+/// lease ran out) is not sent again.
+struct PushWorker: Sendable {
+    let pool: PostgresPool
+    let sender: PushSender
+    let settings: PushSettings
+    let logger: Logger
+
+    /// Runs until cancelled.
+    func run() async {
+        var lastPrune = ContinuousClock.now
+        while !Task.isCancelled {
+            do {
+                let jobs = try await PushQueue.lease(limit: settings.concurrency, for: settings.lease, pool: pool)
+                if jobs.isEmpty {
+                    try? await Task.sleep(for: settings.pollInterval)
+                } else {
+                    await withTaskGroup(of: Void.self) { group in
+                        for job in jobs { group.addTask { await work(job) } }
+                    }
+                }
+                if ContinuousClock.now - lastPrune > .seconds(600) {
+                    lastPrune = .now
+                    try await PushQueue.prune(olderThan: .seconds(86_400), logOlderThan: .seconds(30 * 86_400), pool: pool)
+                }
+            } catch {
+                logger.warning("push queue unavailable", metadata: ["error": "\(error)"])
+                try? await Task.sleep(for: .seconds(1))
+            }
+        }
+    }
+
+    func work(_ job: PushJob) async {
+        do {
+            guard let topic = settings.topics[job.app] else {
+                logger.warning("no APNs topic for app; push dropped", metadata: ["app": "\(job.app)"])
+                try await PushQueue.finish(job.id, pool: pool)
+                return
+            }
+            let tokens: [Devices.PushToken]
+            do {
+                var request = Devices.ListActivePushTokensRequest()
+                request.app = job.app
+                request.accountIDs = [job.account.uuidString.lowercased()]
+                tokens = try await sender.devices.listActivePushTokens(request, options: sender.options).tokens
+                    .filter { $0.platform == .apns }
+            } catch {
+                // Identity is unreachable: try again later, giving up after a day's worth.
+                if job.leases >= 50 {
+                    try await PushQueue.finish(job.id, pool: pool)
+                } else {
+                    try await PushQueue.postpone(job.id, by: .seconds(min(60, 1 << min(job.leases, 6))), pool: pool)
+                }
+                return
+            }
+            let done = job.leases > 1 ? try await loggedTokens(of: job.id) : []
+            let notification = APNsNotification(topic: topic, priority: job.priority, collapseID: job.collapseID,
+                                                expiration: job.expiresAt, payload: job.payload)
+            for token in tokens {
+                let digest = SHA256Digest.hash(Array(token.token.lowercased().utf8))
+                guard !done.contains(digest) else { continue }
+                let delivery = await sender.send(notification, to: token, app: job.app)
+                try await log(delivery, job: job, token: token, digest: digest)
+            }
+            try await PushQueue.finish(job.id, pool: pool)
+        } catch {
+            // The lease runs out and another pass retries; logged tokens are not sent again.
+            logger.warning("push job failed", metadata: ["job": "\(job.id)", "error": "\(error)"])
+        }
+    }
+
+    private func loggedTokens(of job: Int64) async throws -> Set<[UInt8]> {
+        try await pool.withConnection { connection in
+            Set(try await connection.query("SELECT token_sha256 FROM messaging.push_deliveries WHERE job_id = $1",
+                                           [.int64(job)]).map { try $0.decode(0, as: [UInt8].self) })
+        }
+    }
+
+    private func log(_ delivery: PushDelivery, job: PushJob, token: Devices.PushToken, digest: [UInt8]) async throws {
+        try await pool.withConnection { connection in
+            _ = try await connection.execute("""
+                INSERT INTO messaging.push_deliveries (job_id, account_id, app, category, token_suffix, token_sha256,
+                                                       environment, status, http_status, reason, attempts, apns_id)
+                VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
+                ON CONFLICT (job_id, token_sha256) DO NOTHING
+                """, [.int64(job.id), .uuid(job.account), .text(job.app), .int16(job.category.rawValue),
+                      .text(String(token.token.suffix(8))), .bytea(digest),
+                      .text(token.environment == .sandbox ? "sandbox" : "production"), .text(delivery.status.rawValue),
+                      .int32(Int32(delivery.httpStatus)), .text(delivery.reason.map { String($0.prefix(200)) }),
+                      .int32(Int32(delivery.attempts)), .text(delivery.apnsID)])
+        }
+    }
+}
