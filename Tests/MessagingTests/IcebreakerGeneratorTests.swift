@@ -105,10 +105,18 @@ struct IcebreakerEndpointTrait: SuiteTrait, TestScoping {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["python3", script]
+        // Its own pipes: a child holding the test runner's output open would keep `swift test`
+        // waiting for it after the tests end. Closing its input stops it, however the suite ends.
         let output = Pipe()
+        let input = Pipe()
         process.standardOutput = output
+        process.standardInput = input
+        process.standardError = FileHandle.nullDevice
         try process.run()
-        defer { process.terminate() }
+        defer {
+            try? input.fileHandleForWriting.close()
+            process.terminate()
+        }
         let handle = output.fileHandleForReading
         let port = try await Subprocess.onDedicatedThread { () -> Result<Int, SubprocessError> in
             let line = String(decoding: handle.availableData, as: UTF8.self)

@@ -6,9 +6,12 @@ POST /generate answers as the mode set by POST /mode {"mode": ...} says:
   stall  waits 7 s (past the generator's 5 s timeout), then answers as ok
   fail   500
 It wants `Authorization: Bearer test-key` (401 otherwise). GET /requests lists the bodies it
-was sent. Prints "listening on PORT" once ready; runs until killed.
+was sent. Prints "listening on PORT" once ready; runs until its standard input closes (the test
+that started it ended, however it ended) or it is terminated.
 """
 import json
+import os
+import signal
 import sys
 import threading
 import time
@@ -61,6 +64,17 @@ class Handler(BaseHTTPRequestHandler):
         self.reply(200, {"icebreakers": ["Generated: first", "Generated: second", "Generated: third"]})
 
 
+# A parent that ignores SIGTERM passes that on through exec; this server must still stop.
+signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+
+def exit_when_the_test_is_gone():
+    while sys.stdin.buffer.read(4096):
+        pass
+    os._exit(0)
+
+
+threading.Thread(target=exit_when_the_test_is_gone, daemon=True).start()
 server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
 print(f"listening on {server.server_address[1]}", flush=True)
 server.serve_forever()
