@@ -28,14 +28,14 @@ struct DiscoverySettings: Sendable {
 
     static func load(from environment: EnvironmentReader) throws(ConfigurationError) -> DiscoverySettings {
         var settings = DiscoverySettings()
-        if let text = environment[gatedAppsVariable] { settings.appsGatingFilters = names(text) }
+        if let text = environment[gatedAppsVariable] { settings.appsGatingFilters = EnvironmentReader.names(text) }
         if let text = environment[appsVariable] {
-            settings.apps = names(text)
+            settings.apps = EnvironmentReader.names(text)
             guard !settings.apps.isEmpty else { throw ConfigurationError(variable: appsVariable, message: "names no app") }
         }
         if let text = environment[quizRolesVariable] {
             var roles: [String: Set<String>] = [:]
-            for pair in names(text) {
+            for pair in EnvironmentReader.names(text) {
                 let parts = pair.split(separator: ":")
                 guard parts.count == 2 else {
                     throw ConfigurationError(variable: quizRolesVariable, message: "must be app:role pairs, e.g. firstdate:viewer")
@@ -58,8 +58,4 @@ struct DiscoverySettings: Sendable {
 
     /// Whether `role`'s swipes in `app` are quiz answers.
     func isQuiz(app: String, role: String) -> Bool { quizRoles[app]?.contains(role) == true }
-
-    private static func names(_ text: String) -> Set<String> {
-        Set(text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }.filter { !$0.isEmpty })
-    }
 }

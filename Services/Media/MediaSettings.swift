@@ -43,12 +43,12 @@ struct MediaSettings: Sendable {
     static func load(from environment: EnvironmentReader) throws(ConfigurationError) -> MediaSettings {
         var settings = MediaSettings()
         if let text = environment[appsVariable] {
-            settings.apps = names(text)
+            settings.apps = EnvironmentReader.names(text)
             guard !settings.apps.isEmpty else { throw ConfigurationError(variable: appsVariable, message: "names no app") }
         }
         if let text = environment[photoLimitsVariable] {
             var limits: [String: PhotoLimits] = [:]
-            for pair in names(text) {
+            for pair in EnvironmentReader.names(text) {
                 let parts = pair.split(separator: ":")
                 let bounds = parts.count == 2 ? parts[1].split(separator: "-").compactMap { Int32($0) } : []
                 guard bounds.count == 2, bounds[0] >= 0, bounds[1] >= max(1, bounds[0]), bounds[1] <= 50 else {
@@ -76,7 +76,7 @@ struct MediaSettings: Sendable {
             }
             settings.sweepInterval = .milliseconds(milliseconds)
         }
-        if let text = environment[privateReaderRolesVariable] { settings.privateReaderRoles = names(text) }
+        if let text = environment[privateReaderRolesVariable] { settings.privateReaderRoles = EnvironmentReader.names(text) }
         if let directory = environment[storageDirectoryVariable] {
             guard !directory.isEmpty else { throw ConfigurationError(variable: storageDirectoryVariable, message: "is empty") }
             settings.storageDirectory = directory
@@ -88,22 +88,13 @@ struct MediaSettings: Sendable {
             settings.urlSecret = Array(secret.utf8)
         }
         if let address = environment[identityAddressVariable] {
-            guard let colon = address.lastIndex(of: ":"), let port = Int(address[address.index(after: colon)...]),
-                  (1...65535).contains(port), colon != address.startIndex else {
-                throw ConfigurationError(variable: identityAddressVariable, message: "must be host:port")
-            }
-            settings.identityHost = String(address[..<colon])
-            settings.identityPort = port
+            (settings.identityHost, settings.identityPort) = try EnvironmentReader.hostAndPort(address, variable: identityAddressVariable)
         }
         return settings
     }
 
     /// The photo limits of `app`.
     func photoLimits(app: String) -> PhotoLimits { photoLimits[app] ?? Self.defaultPhotoLimits }
-
-    private static func names(_ text: String) -> Set<String> {
-        Set(text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }.filter { !$0.isEmpty })
-    }
 }
 
 /// How many profile photos an account of an app keeps: at most `maximum`, and at least

@@ -25,6 +25,16 @@ struct MessagingSettings: Sendable {
     struct Address: Sendable {
         var host: String
         var port: Int
+
+        init(host: String, port: Int) {
+            self.host = host
+            self.port = port
+        }
+
+        /// A `host:port` setting; anything else stops start-up naming `variable`.
+        init(parsing text: String, variable: String) throws(ConfigurationError) {
+            (host, port) = try EnvironmentReader.hostAndPort(text, variable: variable)
+        }
     }
 
     static let appsVariable = "RV_MESSAGING_APPS"
@@ -37,12 +47,11 @@ struct MessagingSettings: Sendable {
     static func load(from environment: EnvironmentReader) throws(ConfigurationError) -> MessagingSettings {
         var settings = MessagingSettings()
         if let text = environment[appsVariable] {
-            settings.apps = Set(text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
-                .filter { !$0.isEmpty })
+            settings.apps = EnvironmentReader.names(text)
             guard !settings.apps.isEmpty else { throw ConfigurationError(variable: appsVariable, message: "names no app") }
         }
-        if let text = environment[identityAddressVariable] { settings.identity = try address(text, identityAddressVariable) }
-        if let text = environment[discoveryAddressVariable] { settings.discovery = try address(text, discoveryAddressVariable) }
+        if let text = environment[identityAddressVariable] { settings.identity = try Address(parsing: text, variable: identityAddressVariable) }
+        if let text = environment[discoveryAddressVariable] { settings.discovery = try Address(parsing: text, variable: discoveryAddressVariable) }
         if let text = environment[streamBufferVariable] {
             guard let size = Int(text), (1...100_000).contains(size) else {
                 throw ConfigurationError(variable: streamBufferVariable, message: "must be a number from 1 to 100000")
@@ -61,13 +70,5 @@ struct MessagingSettings: Sendable {
             throw ConfigurationError(variable: variable, message: "must be a number of seconds above 0")
         }
         return .milliseconds(Int64(value * 1000))
-    }
-
-    private static func address(_ text: String, _ variable: String) throws(ConfigurationError) -> Address {
-        guard let colon = text.lastIndex(of: ":"), colon != text.startIndex,
-              let port = Int(text[text.index(after: colon)...]), (1...65535).contains(port) else {
-            throw ConfigurationError(variable: variable, message: "must be host:port")
-        }
-        return Address(host: String(text[..<colon]), port: port)
     }
 }

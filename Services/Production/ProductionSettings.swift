@@ -27,25 +27,21 @@ struct ProductionSettings: Sendable {
 
     static func load(from environment: EnvironmentReader) throws(ConfigurationError) -> ProductionSettings {
         var settings = ProductionSettings()
-        if let text = environment[showAppsVariable] { settings.showApps = names(text) }
-        if let text = environment[pointsAppsVariable] { settings.pointsApps = names(text) }
+        if let text = environment[showAppsVariable] { settings.showApps = EnvironmentReader.names(text) }
+        if let text = environment[pointsAppsVariable] { settings.pointsApps = EnvironmentReader.names(text) }
         guard !settings.apps.isEmpty else {
             throw ConfigurationError(variable: showAppsVariable, message: "no app runs a show or has points")
         }
         if let text = environment[producerRolesVariable] {
-            settings.producerRoles = names(text)
+            settings.producerRoles = EnvironmentReader.names(text)
             guard !settings.producerRoles.isEmpty else {
                 throw ConfigurationError(variable: producerRolesVariable, message: "names no role")
             }
         }
-        if let text = environment[awardersVariable] { settings.pointsAwarders = names(text) }
+        if let text = environment[awardersVariable] { settings.pointsAwarders = EnvironmentReader.names(text) }
         if let address = environment[identityAddressVariable] {
             (settings.identityHost, settings.identityPort) = try EnvironmentReader.hostAndPort(address, variable: identityAddressVariable)
         }
         return settings
-    }
-
-    private static func names(_ text: String) -> Set<String> {
-        Set(text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }.filter { !$0.isEmpty })
     }
 }

@@ -147,15 +147,3 @@ struct DiscoveryMembers: Sendable {
         try await discovery.swipe(.init(accountID: other.id, action: action), options: member.bearer)
     }
 }
-
-/// The reason of a call that must fail.
-func reason(of call: () async throws -> Void) async -> (code: StatusCode, reason: String?)? {
-    do {
-        try await call()
-        return nil
-    } catch let error as RPCError {
-        return (error.code, error.reason)
-    } catch {
-        return nil
-    }
-}

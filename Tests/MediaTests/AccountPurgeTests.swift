@@ -21,19 +21,19 @@ struct AccountPurgeTests {
         #expect(sharedBlob.sha256 == keptBlob.sha256)
         let unfinished = try await users.media.createUpload(.init(kind: .photo, contentType: "image/png", size: 50_000),
                                                             options: leaving.bearer)
-        _ = await failure { _ = try await users.send(Array(own.prefix(10_000)), to: unfinished.uploadID, from: 0, as: leaving) }
+        _ = await reason { _ = try await users.send(Array(own.prefix(10_000)), to: unfinished.uploadID, from: 0, as: leaving) }
 
         _ = try await users.identity.deleteAccount(.init(), options: leaving.bearer)
 
         let deadline = ContinuousClock.now + .seconds(15)
         var gone = false
         while !gone, ContinuousClock.now < deadline {
-            gone = await failure { _ = try await users.media.getBlob(.init(blobID: ownBlob.blobID), options: staying.bearer) }?
+            gone = await reason { _ = try await users.media.getBlob(.init(blobID: ownBlob.blobID), options: staying.bearer) }?
                 .reason == "BLOB_NOT_FOUND"
             if !gone { try await Task.sleep(for: .milliseconds(25)) }
         }
         #expect(gone, "media never applied AccountDeleted")
-        let sharedGone = await failure { _ = try await users.media.getBlob(.init(blobID: sharedBlob.blobID), options: staying.bearer) }
+        let sharedGone = await reason { _ = try await users.media.getBlob(.init(blobID: sharedBlob.blobID), options: staying.bearer) }
         #expect(sharedGone?.reason == "BLOB_NOT_FOUND")
         let storage = users.stack.storageDirectory
         func path(_ sha: String) -> String { "\(storage)/blobs/\(sha.prefix(2))/\(sha.dropFirst(2).prefix(2))/\(sha)" }
@@ -74,7 +74,7 @@ struct AccountPurgeTests {
             try await Task.sleep(for: .milliseconds(25))
         }
         #expect((after.memberCount, after.photoCount) == (1, 0))
-        let gone = await failure { _ = try await users.momento.previewEvent(.init(joinCode: own.joinCode)) }
+        let gone = await reason { _ = try await users.momento.previewEvent(.init(joinCode: own.joinCode)) }
         #expect(gone?.reason == "JOIN_CODE_NOT_FOUND")
     }
 }

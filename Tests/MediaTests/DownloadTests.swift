@@ -111,7 +111,7 @@ struct DownloadTests {
         #expect((video.width, video.height) == (0, 0))
         for blob in [signature, video] {
             for refused in [viewer, applicant] {
-                let denied = await failure {
+                let denied = await reason {
                     _ = try await users.media.getDownloadURL(.init(blobID: blob.blobID), options: refused.bearer)
                 }
                 #expect(denied?.code == .permissionDenied)
@@ -125,11 +125,11 @@ struct DownloadTests {
         }
         // The owner still reads the metadata of their own file; other viewers do not.
         #expect(try await users.media.getBlob(.init(blobID: signature.blobID), options: applicant.bearer).blobID == signature.blobID)
-        let hidden = await failure { _ = try await users.media.getBlob(.init(blobID: signature.blobID), options: viewer.bearer) }
+        let hidden = await reason { _ = try await users.media.getBlob(.init(blobID: signature.blobID), options: viewer.bearer) }
         #expect(hidden?.reason == "PRIVATE_BLOB")
         // A host of another app has no power here.
         let otherHost = try await users.join("elite", role: "admin")
-        let foreign = await failure {
+        let foreign = await reason {
             _ = try await users.media.getDownloadURL(.init(blobID: signature.blobID), options: otherHost.bearer)
         }
         #expect(foreign?.reason == "BLOB_NOT_FOUND")
@@ -140,11 +140,11 @@ struct DownloadTests {
         defer { users.close() }
         let user = try await users.join("swivo")
         let blob = try await users.upload(ImageFixtures.png(size: 2_000), as: user)
-        let ttl = await failure { _ = try await users.media.getDownloadURL(.init(blobID: blob.blobID, ttlSeconds: 90_000), options: user.bearer) }
+        let ttl = await reason { _ = try await users.media.getDownloadURL(.init(blobID: blob.blobID, ttlSeconds: 90_000), options: user.bearer) }
         #expect(ttl?.reason == "INVALID_TTL")
-        let malformed = await failure { _ = try await users.media.getDownloadURL(.init(blobID: "x"), options: user.bearer) }
+        let malformed = await reason { _ = try await users.media.getDownloadURL(.init(blobID: "x"), options: user.bearer) }
         #expect(malformed?.reason == "INVALID_BLOB_ID")
-        let missing = await failure {
+        let missing = await reason {
             _ = try await users.media.getDownloadURL(.init(blobID: UUID().uuidString), options: user.bearer)
         }
         #expect(missing?.reason == "BLOB_NOT_FOUND")

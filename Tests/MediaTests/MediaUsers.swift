@@ -83,15 +83,3 @@ struct MediaUsers: Sendable {
 
     static func sha256(_ bytes: [UInt8]) -> String { SHA256Digest.hash(bytes).map { String(format: "%02x", $0) }.joined() }
 }
-
-/// The status and reason of a call that must fail.
-func failure(of call: () async throws -> Void) async -> (code: StatusCode, reason: String?)? {
-    do {
-        try await call()
-        return nil
-    } catch let error as RPCError {
-        return (error.code, error.reason)
-    } catch {
-        return nil
-    }
-}

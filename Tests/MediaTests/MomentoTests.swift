@@ -61,7 +61,7 @@ struct MomentoTests {
         #expect(again.memberCount == 2)
         let stats = try await users.momento.getJoinCodeStats(.init(eventID: event.eventID), options: creator.bearer)
         #expect((stats.views, stats.joins) == (2, 1))
-        let notAdmin = await failure { _ = try await users.momento.getJoinCodeStats(.init(eventID: event.eventID), options: guest.bearer) }
+        let notAdmin = await reason { _ = try await users.momento.getJoinCodeStats(.init(eventID: event.eventID), options: guest.bearer) }
         #expect(notAdmin?.reason == "NOT_EVENT_ADMIN")
 
         // Private: the preview shows the title and the time only.
@@ -78,43 +78,43 @@ struct MomentoTests {
         let outsider = try await users.join("momento")
         let event = try await createEvent(users, by: creator)
         for code in ["ABC0O1", "ABCDE", "ABCDEFG", "ABCDI2", "ABC-12"] {
-            let refused = await failure { _ = try await users.momento.previewEvent(.init(joinCode: code)) }
+            let refused = await reason { _ = try await users.momento.previewEvent(.init(joinCode: code)) }
             #expect(refused?.code == .invalidArgument, "\(code)")
             #expect(refused?.reason == "INVALID_JOIN_CODE", "\(code)")
         }
-        let unknown = await failure { _ = try await users.momento.joinEvent(.init(joinCode: "ZZZZZ2"), options: outsider.bearer) }
+        let unknown = await reason { _ = try await users.momento.joinEvent(.init(joinCode: "ZZZZZ2"), options: outsider.bearer) }
         #expect(unknown?.reason == "JOIN_CODE_NOT_FOUND")
-        let unsigned = await failure { _ = try await users.momento.joinEvent(.init(joinCode: event.joinCode)) }
+        let unsigned = await reason { _ = try await users.momento.joinEvent(.init(joinCode: event.joinCode)) }
         #expect(unsigned?.code == .unauthenticated)
         let stranger = try await users.join("momento")
-        let badInviter = await failure {
+        let badInviter = await reason {
             _ = try await users.momento.joinEvent(.init(joinCode: event.joinCode, invitedBy: stranger.id), options: outsider.bearer)
         }
         #expect(badInviter?.code == .invalidArgument)
         #expect(badInviter?.reason == "INVALID_INVITER")
         for call in [{ _ = try await users.momento.getEvent(.init(eventID: event.eventID), options: outsider.bearer) },
                      { _ = try await users.momento.listEventPhotos(.init(eventID: event.eventID), options: outsider.bearer) }] {
-            #expect(await failure(of: call)?.reason == "EVENT_NOT_FOUND")
+            #expect(await reason(of: call)?.reason == "EVENT_NOT_FOUND")
         }
         let blob = try await users.upload(ImageFixtures.png(size: 2_000, seed: 60), as: outsider)
-        let notMember = await failure {
+        let notMember = await reason {
             _ = try await users.momento.addEventPhoto(.init(eventID: event.eventID, blobID: blob.blobID), options: outsider.bearer)
         }
         #expect(notMember?.reason == "EVENT_NOT_FOUND")
         // Another app's member cannot join a Momento event by its code.
         let swivo = try await users.join("swivo")
-        let otherApp = await failure { _ = try await users.momento.joinEvent(.init(joinCode: event.joinCode), options: swivo.bearer) }
+        let otherApp = await reason { _ = try await users.momento.joinEvent(.init(joinCode: event.joinCode), options: swivo.bearer) }
         #expect(otherApp?.reason == "JOIN_CODE_NOT_FOUND")
         var request = Momento.CreateEventRequest()
         request.title = "Past"
         request.releaseAt = Timestamp(seconds: Int64(Date().timeIntervalSince1970) - 10)
-        #expect(await failure { _ = try await users.momento.createEvent(request, options: creator.bearer) }?.reason == "INVALID_RELEASE_TIME")
+        #expect(await reason { _ = try await users.momento.createEvent(request, options: creator.bearer) }?.reason == "INVALID_RELEASE_TIME")
         request.releaseAt = Timestamp(seconds: Int64(Date().timeIntervalSince1970) + 600)
         request.title = " "
-        #expect(await failure { _ = try await users.momento.createEvent(request, options: creator.bearer) }?.reason == "INVALID_TITLE")
+        #expect(await reason { _ = try await users.momento.createEvent(request, options: creator.bearer) }?.reason == "INVALID_TITLE")
         request.title = "Ok"
         request.maxPhotosPerMember = 500
-        #expect(await failure { _ = try await users.momento.createEvent(request, options: creator.bearer) }?.reason == "INVALID_PHOTO_LIMIT")
+        #expect(await reason { _ = try await users.momento.createEvent(request, options: creator.bearer) }?.reason == "INVALID_PHOTO_LIMIT")
     }
 
     @Test func sixteenConcurrentUploads_byOneMember_storeExactlyTheLimit() async throws {
@@ -164,7 +164,7 @@ struct MomentoTests {
         #expect(!before.revealed)
         #expect(before.photos.map(\.photoID) == [alicePhoto.photoID])
         #expect(try await users.momento.getEvent(.init(eventID: event.eventID), options: alice.bearer).photoCount == 3)
-        let peek = await failure {
+        let peek = await reason {
             _ = try await users.media.getDownloadURL(.init(blobID: bobPhoto.blobID), options: alice.bearer)
         }
         #expect(peek?.reason == "BLOB_NOT_FOUND")
@@ -202,7 +202,7 @@ struct MomentoTests {
         for user in [alice, bob] { _ = try await users.momento.joinEvent(.init(joinCode: event.joinCode), options: user.bearer) }
         let alicePhoto = try await shoot(users, event, as: alice, seed: 11)
         let bobPhoto = try await shoot(users, event, as: bob, seed: 12)
-        let refused = await failure {
+        let refused = await reason {
             _ = try await users.momento.deleteEventPhoto(.init(eventID: event.eventID, photoID: alicePhoto.photoID), options: bob.bearer)
         }
         #expect(refused?.reason == "PHOTO_NOT_FOUND")
@@ -211,7 +211,7 @@ struct MomentoTests {
         let seen = try await users.momento.getEvent(.init(eventID: event.eventID), options: alice.bearer)
         #expect(seen.photoCount == 0 && seen.myPhotoCount == 0)
         // An admin made by the creator moderates too; a plain member cannot make admins.
-        let promoted = await failure {
+        let promoted = await reason {
             _ = try await users.momento.setMemberRole(.init(eventID: event.eventID, accountID: bob.id, role: .admin), options: alice.bearer)
         }
         #expect(promoted?.reason == "NOT_EVENT_ADMIN")
@@ -254,7 +254,7 @@ struct MomentoTests {
             let outsider = try await users.join("momento")
             let event = try await createEvent(users, by: creator, releaseIn: 2)
             let watcher = MomentoEventsClient(client: watcherClient)
-            let refused = await failure {
+            let refused = await reason {
                 let call = try await watcher.watchEventCounters(.init(eventID: event.eventID), options: outsider.bearer)
                 for try await _ in call { break }
             }

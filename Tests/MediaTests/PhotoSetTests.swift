@@ -30,7 +30,7 @@ struct PhotoSetTests {
         #expect(set.photos.map(\.blobID) == blobs.prefix(6).map(\.blobID))
         #expect((set.minimum, set.maximum) == (0, 6))
         #expect(set.photos.first?.width == 100)
-        let seventh = await failure { _ = try await users.photos.addPhoto(.init(blobID: blobs[6].blobID), options: member.bearer) }
+        let seventh = await reason { _ = try await users.photos.addPhoto(.init(blobID: blobs[6].blobID), options: member.bearer) }
         #expect(seventh?.code == .failedPrecondition)
         #expect(seventh?.reason == "PHOTO_LIMIT_REACHED")
         // Adding one already there changes nothing, even at the limit.
@@ -46,7 +46,7 @@ struct PhotoSetTests {
         for blob in blobs.prefix(5) { _ = try await users.photos.addPhoto(.init(blobID: blob.blobID), options: member.bearer) }
         let outcomes = await withTaskGroup(of: String?.self) { group in
             for blob in blobs.suffix(4) {
-                group.addTask { await failure { _ = try await users.photos.addPhoto(.init(blobID: blob.blobID), options: member.bearer) }?.reason }
+                group.addTask { await reason { _ = try await users.photos.addPhoto(.init(blobID: blob.blobID), options: member.bearer) }?.reason }
             }
             return await group.reduce(into: [String?]()) { $0.append($1) }
         }
@@ -69,7 +69,7 @@ struct PhotoSetTests {
         #expect(reordered.photos.map(\.blobID) == [ids[2], ids[0], ids[1], ids[3]])
         for bad in [[ids[2], ids[0], ids[1]], [ids[2], ids[0], ids[1], ids[3], ids[3]], [ids[2], ids[0], ids[1], UUID().uuidString],
                     ["nope"]] {
-            let refused = await failure { _ = try await users.photos.reorderPhotos(.init(blobIDs: bad), options: member.bearer) }
+            let refused = await reason { _ = try await users.photos.reorderPhotos(.init(blobIDs: bad), options: member.bearer) }
             #expect(refused?.reason == "INVALID_ORDER")
         }
         let removed = try await users.photos.removePhoto(.init(blobID: ids[0]), options: member.bearer)
@@ -90,10 +90,10 @@ struct PhotoSetTests {
         let theirs = try await users.upload(ImageFixtures.png(size: 3_000, seed: 40), as: other)
         let signature = try await users.upload(ImageFixtures.png(size: 3_000, seed: 41), kind: .consentSignature, as: member)
         for blob in [theirs, signature] {
-            let refused = await failure { _ = try await users.photos.addPhoto(.init(blobID: blob.blobID), options: member.bearer) }
+            let refused = await reason { _ = try await users.photos.addPhoto(.init(blobID: blob.blobID), options: member.bearer) }
             #expect(refused?.reason == "NOT_A_PHOTO")
         }
-        let malformed = await failure { _ = try await users.photos.addPhoto(.init(blobID: "x"), options: member.bearer) }
+        let malformed = await reason { _ = try await users.photos.addPhoto(.init(blobID: "x"), options: member.bearer) }
         #expect(malformed?.reason == "INVALID_BLOB_ID")
     }
 
@@ -120,7 +120,7 @@ struct PhotoSetTests {
         try await waitForOnboarding(of: viewer)
 
         _ = try await users.photos.removePhoto(.init(blobID: blobs[0].blobID), options: viewer.bearer)
-        let last = await failure { _ = try await users.photos.removePhoto(.init(blobID: blobs[1].blobID), options: viewer.bearer) }
+        let last = await reason { _ = try await users.photos.removePhoto(.init(blobID: blobs[1].blobID), options: viewer.bearer) }
         #expect(last?.code == .failedPrecondition)
         #expect(last?.reason == "PHOTO_REQUIRED")
         #expect(try await users.photos.getPhotoSet(.init(), options: viewer.bearer).photos.map(\.blobID) == [blobs[1].blobID])

@@ -45,10 +45,10 @@ struct UploadTests {
         let bytes = ImageFixtures.png()
         let status = try await users.media.createUpload(.init(kind: .photo, contentType: "image/jpeg", size: Int64(bytes.count)),
                                                         options: user.bearer)
-        let refused = await failure { _ = try await users.send(bytes, to: status.uploadID, from: 0, as: user) }
+        let refused = await reason { _ = try await users.send(bytes, to: status.uploadID, from: 0, as: user) }
         #expect(refused?.code == .invalidArgument)
         #expect(refused?.reason == "TYPE_MISMATCH")
-        let gone = await failure { _ = try await users.media.getUpload(.init(uploadID: status.uploadID), options: user.bearer) }
+        let gone = await reason { _ = try await users.media.getUpload(.init(uploadID: status.uploadID), options: user.bearer) }
         #expect(gone?.reason == "UPLOAD_NOT_FOUND")
         let parts = try FileManager.default.contentsOfDirectory(atPath: users.stack.storageDirectory + "/uploads")
         #expect(!parts.contains { $0.hasPrefix(status.uploadID) })
@@ -58,24 +58,24 @@ struct UploadTests {
         let users = try MediaUsers.make()
         defer { users.close() }
         let user = try await users.join("swivo")
-        let huge = await failure {
+        let huge = await reason {
             _ = try await users.media.createUpload(.init(kind: .photo, contentType: "image/jpeg", size: 50 << 20), options: user.bearer)
         }
         #expect(huge?.code == .resourceExhausted)
         #expect(huge?.reason == "TOO_LARGE")
-        let video = await failure {
+        let video = await reason {
             _ = try await users.media.createUpload(.init(kind: .photo, contentType: "video/mp4", size: 1_000), options: user.bearer)
         }
         #expect(video?.reason == "UNSUPPORTED_TYPE")
-        let noKind = await failure {
+        let noKind = await reason {
             _ = try await users.media.createUpload(.init(contentType: "image/png", size: 1_000), options: user.bearer)
         }
         #expect(noKind?.reason == "INVALID_KIND")
-        let empty = await failure {
+        let empty = await reason {
             _ = try await users.media.createUpload(.init(kind: .photo, contentType: "image/png", size: 0), options: user.bearer)
         }
         #expect(empty?.reason == "INVALID_SIZE")
-        let anonymous = await failure {
+        let anonymous = await reason {
             _ = try await users.media.createUpload(.init(kind: .photo, contentType: "image/png", size: 10))
         }
         #expect(anonymous?.code == .unauthenticated)
@@ -87,7 +87,7 @@ struct UploadTests {
         let user = try await users.join("swivo")
         // 60 KB that would decode to 100,000 × 100,000 pixels.
         let bomb = ImageFixtures.png(width: 100_000, height: 100_000, size: 60_000)
-        let refused = await failure { _ = try await users.upload(bomb, as: user) }
+        let refused = await reason { _ = try await users.upload(bomb, as: user) }
         #expect(refused?.code == .invalidArgument)
         #expect(refused?.reason == "IMAGE_TOO_LARGE")
     }
@@ -98,7 +98,7 @@ struct UploadTests {
         let user = try await users.join("swivo")
         let bytes = ImageFixtures.png(size: 20_000)
         let status = try await users.media.createUpload(.init(kind: .photo, contentType: "image/png", size: 10_000), options: user.bearer)
-        let refused = await failure { _ = try await users.send(bytes, to: status.uploadID, from: 0, as: user, chunk: 4_000) }
+        let refused = await reason { _ = try await users.send(bytes, to: status.uploadID, from: 0, as: user, chunk: 4_000) }
         #expect(refused?.reason == "TOO_LARGE")
     }
 
@@ -109,14 +109,14 @@ struct UploadTests {
         let bytes = ImageFixtures.jpeg(size: 200_000)
         let status = try await users.media.createUpload(.init(kind: .photo, contentType: "image/jpeg", size: Int64(bytes.count)),
                                                         options: user.bearer)
-        let truncated = await failure {
+        let truncated = await reason {
             _ = try await users.send(Array(bytes.prefix(70_000)), to: status.uploadID, from: 0, as: user, chunk: 30_000)
         }
         #expect(truncated?.reason == "INCOMPLETE_UPLOAD")
         let held = try await users.media.getUpload(.init(uploadID: status.uploadID), options: user.bearer)
         #expect(held.receivedBytes == 70_000)
         #expect(held.blob == nil)
-        let wrong = await failure { _ = try await users.send(bytes, to: status.uploadID, from: 0, as: user) }
+        let wrong = await reason { _ = try await users.send(bytes, to: status.uploadID, from: 0, as: user) }
         #expect(wrong?.reason == "WRONG_OFFSET")
         let blob = try await users.send(bytes, to: status.uploadID, from: 70_000, as: user, chunk: 40_000)
         #expect(blob.sha256 == MediaUsers.sha256(bytes))
@@ -175,11 +175,11 @@ struct UploadTests {
         let owner = try await users.join("swivo")
         let other = try await users.join("swivo")
         let status = try await users.media.createUpload(.init(kind: .photo, contentType: "image/png", size: 100), options: owner.bearer)
-        let hidden = await failure { _ = try await users.media.getUpload(.init(uploadID: status.uploadID), options: other.bearer) }
+        let hidden = await reason { _ = try await users.media.getUpload(.init(uploadID: status.uploadID), options: other.bearer) }
         #expect(hidden?.reason == "UPLOAD_NOT_FOUND")
-        let stolen = await failure { _ = try await users.send(ImageFixtures.png(size: 100), to: status.uploadID, from: 0, as: other) }
+        let stolen = await reason { _ = try await users.send(ImageFixtures.png(size: 100), to: status.uploadID, from: 0, as: other) }
         #expect(stolen?.reason == "UPLOAD_NOT_FOUND")
-        let malformed = await failure { _ = try await users.media.getUpload(.init(uploadID: "nope"), options: owner.bearer) }
+        let malformed = await reason { _ = try await users.media.getUpload(.init(uploadID: "nope"), options: owner.bearer) }
         #expect(malformed?.reason == "INVALID_UPLOAD_ID")
     }
 
@@ -188,7 +188,7 @@ struct UploadTests {
         defer { users.close() }
         let user = try await users.join("swivo")
         let status = try await users.media.createUpload(.init(kind: .photo, contentType: "image/png", size: 50_000), options: user.bearer)
-        _ = await failure { _ = try await users.send(ImageFixtures.png(size: 10_000), to: status.uploadID, from: 0, as: user) }
+        _ = await reason { _ = try await users.send(ImageFixtures.png(size: 10_000), to: status.uploadID, from: 0, as: user) }
         let part = users.stack.storageDirectory + "/uploads/\(status.uploadID).part"
         #expect(FileManager.default.fileExists(atPath: part))
         let admin = try await TestDatabase.makeAdminPool()
@@ -208,7 +208,7 @@ struct UploadTests {
         }
         #expect(remaining == 0)
         #expect(!FileManager.default.fileExists(atPath: part))
-        let gone = await failure { _ = try await users.media.getUpload(.init(uploadID: status.uploadID), options: user.bearer) }
+        let gone = await reason { _ = try await users.media.getUpload(.init(uploadID: status.uploadID), options: user.bearer) }
         #expect(gone?.reason == "UPLOAD_NOT_FOUND")
     }
 }

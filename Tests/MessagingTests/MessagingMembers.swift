@@ -123,15 +123,3 @@ struct MessagingMembers: Sendable {
         throw SubprocessError(message: "timed out waiting until \(what)")
     }
 }
-
-/// The reason of a call that must fail.
-func reason(of call: () async throws -> Void) async -> (code: StatusCode, reason: String?)? {
-    do {
-        try await call()
-        return nil
-    } catch let error as RPCError {
-        return (error.code, error.reason)
-    } catch {
-        return nil
-    }
-}

@@ -1,6 +1,7 @@
 import Contracts
 import Foundation
 import RPC
+import TestSupport
 import Testing
 
 /// Casting as applicants and hosts meet it: the wizard saved step by step, one submission, the

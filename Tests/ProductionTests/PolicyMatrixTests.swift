@@ -2,6 +2,7 @@ import Contracts
 import Foundation
 import Postgres
 import RPC
+import TestSupport
 import Testing
 
 /// production.proto's policies, one by one, tried as every role the issue names: host and admin

@@ -1,6 +1,7 @@
 import Contracts
 import Foundation
 import RPC
+import TestSupport
 import Testing
 
 /// The studio as hosts run it: curated restaurants (notes for hosts only), shoots that never

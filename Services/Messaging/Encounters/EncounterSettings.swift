@@ -27,8 +27,7 @@ struct EncounterSettings: Sendable {
     static func load(from environment: EnvironmentReader) throws(ConfigurationError) -> EncounterSettings {
         var settings = EncounterSettings()
         if let text = environment["RV_ENCOUNTER_APPS"] {
-            settings.apps = Set(text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
-                .filter { !$0.isEmpty })
+            settings.apps = EnvironmentReader.names(text)
         }
         let durations: [(String, WritableKeyPath<EncounterSettings, Duration>)] = [
             ("RV_ENCOUNTER_MEANINGFUL_SECONDS", \.meaningful), ("RV_ENCOUNTER_ACCEPT_SECONDS", \.accept),

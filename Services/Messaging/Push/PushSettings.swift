@@ -41,8 +41,8 @@ struct PushSettings: Sendable {
 
     static func load(from environment: EnvironmentReader) throws(ConfigurationError) -> PushSettings {
         var settings = PushSettings()
-        if let text = environment["RV_APNS_HOST"] { settings.host = try address(text, "RV_APNS_HOST") }
-        if let text = environment["RV_APNS_SANDBOX_HOST"] { settings.sandboxHost = try address(text, "RV_APNS_SANDBOX_HOST") }
+        if let text = environment["RV_APNS_HOST"] { settings.host = try MessagingSettings.Address(parsing: text, variable: "RV_APNS_HOST") }
+        if let text = environment["RV_APNS_SANDBOX_HOST"] { settings.sandboxHost = try MessagingSettings.Address(parsing: text, variable: "RV_APNS_SANDBOX_HOST") }
         settings.keyFile = nonEmpty(environment["RV_APNS_KEY_FILE"])
         settings.keyID = nonEmpty(environment["RV_APNS_KEY_ID"])
         settings.teamID = nonEmpty(environment["RV_APNS_TEAM_ID"])
@@ -69,10 +69,5 @@ struct PushSettings: Sendable {
     private static func nonEmpty(_ text: String?) -> String? {
         guard let text, !text.isEmpty else { return nil }
         return text
-    }
-
-    private static func address(_ text: String, _ variable: String) throws(ConfigurationError) -> MessagingSettings.Address {
-        let (host, port) = try EnvironmentReader.hostAndPort(text, variable: variable)
-        return MessagingSettings.Address(host: host, port: port)
     }
 }
