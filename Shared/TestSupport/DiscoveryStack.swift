@@ -63,13 +63,9 @@ package final class DiscoveryStack: Sendable {
                 if let first = messaging.first { routes["/rendezvous.messaging."] = first.port }
                 var production: EndToEndServiceProcess?
                 if withProduction, let first = messaging.first {
-                    production = try await EndToEndServiceProcess.start("production", environment: [
-                        "RV_PRODUCTION_PORT": "0", "RV_PRODUCTION_ADMIN_PORT": "0",
-                        "RV_PG_URL_PRODUCTION": postgresURL(role: "production"),
-                        "RV_IDENTITY_ADDRESS": "127.0.0.1:\(identity.port)", "RV_MESSAGING_ADDRESS": "127.0.0.1:\(first.port)",
-                        "RV_LOG_LEVEL": "warning", "RV_SERVICE_NAME": "production", "RV_SERVICE_SECRET": productionSecret,
-                        "RV_SERVICE_CREDENTIALS": "messaging=\(messagingSecret)",
-                    ])
+                    production = try await ProductionStack.startProduction(
+                        identityPort: identity.port, secret: productionSecret, credentials: "messaging=\(messagingSecret)",
+                        environment: ["RV_MESSAGING_ADDRESS": "127.0.0.1:\(first.port)"])
                 }
                 if let production { routes["/rendezvous.production."] = production.port }
                 do {
@@ -93,11 +89,13 @@ package final class DiscoveryStack: Sendable {
 
     /// The `identity` executable on an ephemeral port, accepting the service credentials
     /// `credentials` (`name=secret,...`) on its internal methods; shared by the stacks of other services.
-    package static func startIdentity(credentials: String) async throws -> EndToEndServiceProcess {
+    /// `environment` adds to (or overrides) those settings.
+    package static func startIdentity(credentials: String, environment extra: [String: String] = [:]) async throws
+        -> EndToEndServiceProcess {
         try await EndToEndServiceProcess.start("identity", environment: [
             "RV_IDENTITY_PORT": "0", "RV_IDENTITY_ADMIN_PORT": "0", "RV_PG_URL_IDENTITY": postgresURL(role: "identity"),
             "RV_LOG_LEVEL": "warning", "RV_SERVICE_CREDENTIALS": credentials,
-        ])
+        ].merging(extra) { _, given in given })
     }
 
     /// Both processes' logs, for a failure's report.

@@ -31,14 +31,10 @@ package final class ProductionStack: Sendable {
         // Each follows the other (production: identity's keys and revocations; identity:
         // production's submitted applications), so production's port is chosen first.
         let productionPort = try LocalPort.free()
-        let identity = try await EndToEndServiceProcess.start("identity", environment: [
-            "RV_IDENTITY_PORT": "0", "RV_IDENTITY_ADMIN_PORT": "0",
-            "RV_PG_URL_IDENTITY": DiscoveryStack.postgresURL(role: "identity"),
-            "RV_LOG_LEVEL": "warning",
-            "RV_SERVICE_CREDENTIALS": "production=\(productionSecret),discovery=\(DiscoveryStack.discoverySecret)",
-            "RV_SERVICE_NAME": "identity", "RV_SERVICE_SECRET": identitySecret,
-            "RV_PRODUCTION_ADDRESS": "127.0.0.1:\(productionPort)",
-        ])
+        let identity = try await DiscoveryStack.startIdentity(
+            credentials: "production=\(productionSecret),discovery=\(DiscoveryStack.discoverySecret)",
+            environment: ["RV_SERVICE_NAME": "identity", "RV_SERVICE_SECRET": identitySecret,
+                          "RV_PRODUCTION_ADDRESS": "127.0.0.1:\(productionPort)"])
         var discovery: EndToEndServiceProcess?
         do {
             if withDiscovery {
@@ -50,16 +46,11 @@ package final class ProductionStack: Sendable {
                     "RV_SERVICE_CREDENTIALS": "production=\(productionSecret)",
                 ])
             }
-            var environment = [
-                "RV_PRODUCTION_PORT": String(productionPort), "RV_PRODUCTION_ADMIN_PORT": "0",
-                "RV_PG_URL_PRODUCTION": DiscoveryStack.postgresURL(role: "production"),
-                "RV_IDENTITY_ADDRESS": "127.0.0.1:\(identity.port)", "RV_LOG_LEVEL": "warning",
-                "RV_SERVICE_NAME": "production", "RV_SERVICE_SECRET": productionSecret,
-                "RV_SERVICE_CREDENTIALS": "messaging=\(messagingSecret),identity=\(identitySecret)",
-                "RV_PRODUCTION_APPS": showApps,
-            ]
+            var environment = ["RV_PRODUCTION_PORT": String(productionPort), "RV_PRODUCTION_APPS": showApps]
             if let discovery { environment["RV_DISCOVERY_ADDRESS"] = "127.0.0.1:\(discovery.port)" }
-            let production = try await EndToEndServiceProcess.start("production", environment: environment)
+            let production = try await startProduction(identityPort: identity.port, secret: productionSecret,
+                                                        credentials: "messaging=\(messagingSecret),identity=\(identitySecret)",
+                                                        environment: environment)
             do {
                 try await clearOldTestRuns()  // once production has migrated its schema
                 let edge = withEdge
@@ -76,6 +67,19 @@ package final class ProductionStack: Sendable {
             await identity.stop()
             throw error
         }
+    }
+
+    /// The `production` executable following identity at `identityPort` with its own credential
+    /// (`secret`), accepting `credentials` on its internal methods; `environment` adds to (or
+    /// overrides) those settings. Shared with the stacks of the services production follows.
+    package static func startProduction(identityPort: Int, secret: String, credentials: String,
+                                        environment extra: [String: String] = [:]) async throws -> EndToEndServiceProcess {
+        try await EndToEndServiceProcess.start("production", environment: [
+            "RV_PRODUCTION_PORT": "0", "RV_PRODUCTION_ADMIN_PORT": "0",
+            "RV_PG_URL_PRODUCTION": DiscoveryStack.postgresURL(role: "production"),
+            "RV_IDENTITY_ADDRESS": "127.0.0.1:\(identityPort)", "RV_LOG_LEVEL": "warning",
+            "RV_SERVICE_NAME": "production", "RV_SERVICE_SECRET": secret, "RV_SERVICE_CREDENTIALS": credentials,
+        ].merging(extra) { _, given in given })
     }
 
     /// Both processes' logs, for a failure's report.
