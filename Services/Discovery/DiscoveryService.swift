@@ -210,10 +210,10 @@ struct DiscoveryService: DiscoveryProvider {
         -> Discovery.ImportContactsResponse {
         let caller = try context.requireAccount()
         let account = try caller.accountUUID()
-        guard request.hashes.count <= ContactMatcher.maximumHashes else {
-            throw DiscoveryError.invalidContacts("at most \(ContactMatcher.maximumHashes) hashes per call")
+        guard request.hashes.count <= ContactHashes.maximumPerCall else {
+            throw DiscoveryError.invalidContacts("at most \(ContactHashes.maximumPerCall) hashes per call")
         }
-        guard request.hashes.allSatisfy(ContactMatcher.isHash) else {
+        guard request.hashes.allSatisfy(ContactHashes.isWellFormed) else {
             throw DiscoveryError.invalidContacts("hashes are lowercase hex SHA-256 of the normalized email or E.164 phone")
         }
         let members = try await contacts.members(app: caller.app, hashes: Array(Set(request.hashes))).filter { $0 != account }

@@ -6,8 +6,6 @@ import RPC
 /// Which members of an app have the hashed contacts a device sent, asked of identity
 /// (`ContactsInternal.MatchContacts`) with discovery's service credential.
 struct ContactMatcher: Sendable {
-    static let maximumHashes = 1_000
-
     let client: ContactsInternalClient
     let credential: ServiceCredential?
 
@@ -22,10 +20,5 @@ struct ContactMatcher: Sendable {
         } catch {
             throw .identityUnavailable
         }
-    }
-
-    /// Lowercase hex SHA-256, as devices send them.
-    static func isHash(_ text: String) -> Bool {
-        text.utf8.count == 64 && text.utf8.allSatisfy { (48...57).contains($0) || (97...102).contains($0) }
     }
 }

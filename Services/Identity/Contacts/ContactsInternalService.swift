@@ -9,8 +9,6 @@ import Runtime
 /// and phones a device sent (contacts.proto), for the services in `callers` only.
 struct ContactsInternalService: ContactsInternalProvider {
     static let callersVariable = "RV_IDENTITY_CONTACT_CALLERS"
-    static let maximumHashes = 1_000
-
     let pool: PostgresPool
 
     /// Every method of the service, each open to `callers` only.
@@ -21,10 +19,10 @@ struct ContactsInternalService: ContactsInternalProvider {
     func matchContacts(_ request: Contacts.MatchContactsRequest, context: ServerCallContext) async throws
         -> Contacts.MatchContactsResponse {
         _ = try context.requireService()
-        guard request.hashes.count <= Self.maximumHashes else {
-            throw RPCError(code: .invalidArgument, message: "at most \(Self.maximumHashes) hashes per call")
+        guard request.hashes.count <= ContactHashes.maximumPerCall else {
+            throw RPCError(code: .invalidArgument, message: "at most \(ContactHashes.maximumPerCall) hashes per call")
         }
-        let hashes = Array(Set(request.hashes.filter(Self.isHash)))
+        let hashes = Array(Set(request.hashes.filter(ContactHashes.isWellFormed)))
         guard !hashes.isEmpty else { return Contacts.MatchContactsResponse() }
         let rows = try await pool.withConnection { connection in
             try await connection.query("""
@@ -38,10 +36,5 @@ struct ContactsInternalService: ContactsInternalProvider {
         return Contacts.MatchContactsResponse(matches: try rows.map { row in
             Contacts.ContactMatch(hash: try row.decode(0), accountID: try row.decode(1, as: UUID.self).uuidString.lowercased())
         })
-    }
-
-    /// Lowercase hex SHA-256, as devices send them; anything else matches nothing.
-    static func isHash(_ text: String) -> Bool {
-        text.utf8.count == 64 && text.utf8.allSatisfy { (48...57).contains($0) || (97...102).contains($0) }
     }
 }
