@@ -83,6 +83,13 @@ import Testing
             let season = try #require(created)
             var episode = try await host.production.createEpisode(seasonID: season.id, number: 1, title: "Omakase for two",
                                                                   sponsor: "Hiden")
+            // Stages go one at a time: skipping to confirmed is refused with its reason.
+            do {
+                _ = try await host.production.advanceDeal(episodeID: episode.id, to: .confirmed)
+                Issue.record("a deal skipped its stages")
+            } catch {
+                #expect((error as? GatewayError)?.productionReason == .outOfOrder)
+            }
             for stage in [Production.PitchStage.outreach, .negotiation] {
                 episode = try await host.production.advanceDeal(episodeID: episode.id, to: stage)
             }
@@ -100,10 +107,19 @@ import Testing
             } catch {
                 #expect((error as? GatewayError)?.productionReason == .consentRequired)
             }
-            let text = try await host.production.publishConsentText("I consent to being filmed. \(UUID().uuidString)")
-            _ = try await host.production.captureConsent(.init(episodeID: episode.id, participantAccountID: applicantID,
-                                                               typedName: "Camila Ortiz", signatureMediaID: "sig",
-                                                               consentTextVersion: text.versionHash, deviceInfo: "iPad"))
+            let first = "I consent to being filmed. \(UUID().uuidString)"
+            _ = try await host.production.publishConsentText(first)
+            let text = try await host.production.publishConsentText("I consent to being filmed, v2. \(UUID().uuidString)")
+            // A superseded text never becomes current again: one current version, always the newest.
+            do {
+                _ = try await host.production.publishConsentText(first)
+                Issue.record("a superseded consent text came back")
+            } catch {
+                #expect((error as? GatewayError)?.productionReason == .invalidArgumentValue)
+            }
+            let signed = try await host.production.captureConsent(.init(episodeID: episode.id, participantAccountID: applicantID,
+                                                                        typedName: "Camila Ortiz", signatureMediaID: "sig",
+                                                                        consentTextVersion: text.versionHash, deviceInfo: "iPad"))
             for status in [Production.EpisodeStatus.scheduled, .filmed, .editing] {
                 episode = try await host.production.advanceProduction(episodeID: episode.id, to: status)
             }
@@ -129,7 +145,19 @@ import Testing
             }
             let pnl = try await host.production.profitAndLoss(seasonID: season.id)
             #expect(pnl.totals == [.init(currency: "USD", incomeMinor: 1_500_00, expenseMinor: 300_00, netMinor: 1_200_00)])
-            #expect(try await applicant.production.myConsentRecords().map(\.type) == [.signed])
+            // No call changes a consent record; revoking inserts a record of its own, once.
+            let revocation = try await host.production.revokeConsent(episodeID: episode.id, participantAccountID: applicantID,
+                                                                     reason: "after the episode aired")
+            #expect(revocation.type == .revocation)
+            do {
+                _ = try await host.production.revokeConsent(episodeID: episode.id, participantAccountID: applicantID)
+                Issue.record("a consent was revoked twice")
+            } catch {
+                #expect((error as? GatewayError)?.productionReason == .noStandingConsent)
+            }
+            let records = try await applicant.production.myConsentRecords()
+            #expect(records.map(\.type) == [.signed, .revocation])
+            #expect(records.first == signed, "the signed record is unchanged")
         }
     }
 }
