@@ -104,7 +104,7 @@ let package = Package(
         .executableTarget(name: "DBBenchServer", dependencies: ["Runtime", "RPC", "Postgres", "Contracts", "Auth"],
                           path: "Tests/Benchmarks/DBBenchServer", swiftSettings: swiftSettings),
 
-        .executableTarget(name: "IdentityBench", dependencies: ["RPC", "Contracts"],
+        .executableTarget(name: "IdentityBench", dependencies: ["RPC", "Contracts", "Auth", "Postgres", "Runtime"],
                           path: "Tests/Benchmarks/IdentityBench", swiftSettings: swiftSettings),
 
         // Tests.

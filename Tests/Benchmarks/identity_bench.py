@@ -7,7 +7,9 @@ Workloads: anonymous sign-in, token refresh (one token chain per stream), get ac
 authenticated primary-key read), get profile (another member's, with the visibility rules and
 distance), update profile (an upsert plus its ProfileUpdated event), each at 16 and 64 concurrent
 streams over 4 connections; then email sign-in at 4 streams, which is dominated by scrypt and
-meant to be slow. RV_BENCH_SECONDS sets each run's length (default 10).
+meant to be slow. Last, how fast a new event consumer catches up on identity's latest events,
+one transaction per event next to batches (RV_BENCH_CATCH_UP_EVENTS, default 20000).
+RV_BENCH_SECONDS sets each run's length (default 10).
 """
 import os
 import signal
@@ -23,6 +25,8 @@ PG_PORT = os.environ.get("RV_PG_PORT", "7432")
 PG_DB = os.environ.get("RV_PG_DATABASE", "rendezvous")
 PG_PASSWORD = os.environ.get("RV_PG_PASSWORD_IDENTITY", "rv_identity_local")
 SECONDS = os.environ.get("RV_BENCH_SECONDS", "10")
+CREDENTIAL_SECRET = "identity-bench-catch-up-secret-0123456789"
+CATCH_UP_EVENTS = os.environ.get("RV_BENCH_CATCH_UP_EVENTS", "20000")
 
 
 # Figures measured before the platform work (issue "Platform": outbox writers serialised by a
@@ -52,13 +56,14 @@ def main():
     port = free_port()
     env = dict(os.environ, RV_IDENTITY_PORT=str(port), RV_IDENTITY_ADMIN_PORT=str(free_port()),
                RV_PG_URL_IDENTITY=f"postgresql://rv_identity:{PG_PASSWORD}@{PG_HOST}:{PG_PORT}/{PG_DB}",
-               RV_LOG_LEVEL="warning")
+               RV_LOG_LEVEL="warning", RV_SERVICE_CREDENTIALS=f"bench={CREDENTIAL_SECRET}")
     server = subprocess.Popen([server_path], env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
     try:
         wait_for_listening(server)
         print("identity (release) vs identity-bench (release); measured on a shared machine", flush=True)
         result = subprocess.run([bench_path, "--port", str(port), "--seconds", SECONDS, "--server-pid", str(server.pid),
-                                 *sys.argv[1:]], timeout=600, stdout=subprocess.PIPE, text=True)
+                                 "--catch-up-events", CATCH_UP_EVENTS, "--postgres-url", env["RV_PG_URL_IDENTITY"],
+                                 "--service-credential", f"bench:{CREDENTIAL_SECRET}", *sys.argv[1:]], timeout=600, stdout=subprocess.PIPE, text=True)
         print(result.stdout, end="", flush=True)
         summary = before_after(result.stdout)
         if summary:

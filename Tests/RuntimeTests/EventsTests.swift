@@ -282,4 +282,61 @@ import TestSupport
         #expect(appliedCursors == cursors)
         #expect(try await consumer.storedCursor() == cursors.last)
     }
+
+    /// A consumer catching up on a backlog applies what the stream has delivered in batches,
+    /// still exactly once and in order; an event whose apply fails rolls back its whole batch,
+    /// which is applied again after the retry, and nothing is applied twice.
+    @Test func consumer_appliesABacklogInBatches_andRetriesAFailedBatchWhole() async throws {
+        let producerPool = try await TestDatabase.makePool()
+        let consumerPool = try await TestDatabase.makePool()
+        defer {
+            producerPool.close()
+            consumerPool.close()
+        }
+        let outbox = try await Self.makeOutbox(pool: producerPool)
+        let applied = TestDatabase.uniqueName("applied")
+        try await consumerPool.withConnection { connection in
+            try await connection.executeScript("""
+                SELECT pg_advisory_lock(4242);
+                \(EventConsumer.ddl(schema: "testsvc"))
+                SELECT pg_advisory_unlock(4242);
+                CREATE TABLE testsvc.\(applied) (event_id text NOT NULL, cursor bigint NOT NULL,
+                                                  transaction_id xid8 NOT NULL DEFAULT pg_current_xact_id());
+                """)
+        }
+        let producer = try await Producer(outbox: outbox, pool: producerPool)
+        let client = RPCClient(host: "127.0.0.1", port: producer.server.port)
+        defer { client.close() }
+        let cursors = try await producer.append(300)
+        let failing = cursors[150]
+        let failed = Mutex(false)
+        let consumer = try EventConsumer(source: TestDatabase.uniqueName("source"), schema: "testsvc", pool: consumerPool,
+                                         client: client, credential: Self.consumerCredential, batchLimit: 64) { event, connection in
+            _ = try await connection.execute("INSERT INTO testsvc.\(applied) (event_id, cursor) VALUES ($1, $2)",
+                                             [.text(event.id), .int64(event.cursor)])
+            let failNow = failed.withLock { failed in
+                defer { if event.cursor == failing { failed = true } }
+                return event.cursor == failing && !failed
+            }
+            if failNow { throw RPCError(code: .unavailable, message: "a transient failure while applying") }
+        }
+        let running = Task { await consumer.run() }
+        let deadline = ContinuousClock.now + .seconds(20)
+        while try await consumer.storedCursor() < cursors.last!, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        running.cancel()
+        await running.value
+        await producer.stop()
+
+        let rows = try await consumerPool.withConnection { connection in
+            try await connection.query("SELECT cursor, transaction_id::text FROM testsvc.\(applied) ORDER BY cursor")
+        }
+        let appliedCursors = try rows.map { try $0.decode(0, as: Int64.self) }
+        let transactions = Set(try rows.map { try $0.decode(1, as: String.self) })
+        #expect(failed.withLock { $0 }, "the failing event was reached")
+        #expect(appliedCursors == cursors, "each event applied once, in order, the failed batch included")
+        #expect(try await consumer.storedCursor() == cursors.last)
+        #expect(transactions.count < cursors.count, "\(transactions.count) transactions for \(cursors.count) events")
+    }
 }

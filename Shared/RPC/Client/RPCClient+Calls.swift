@@ -98,6 +98,19 @@ package struct StreamingCall<Request: ProtoMessage, Response: ProtoMessage>: Asy
 
     package func makeAsyncIterator() -> AsyncIterator { AsyncIterator(call: call) }
 
+    /// The next response and those already received after it, up to `limit` in all: a reader
+    /// that can handle several at once (one transaction for a batch of events) takes what has
+    /// arrived without waiting for more. Empty at the stream's normal end.
+    package func nextBatch(limit: Int) async throws -> [Response] {
+        var iterator = makeAsyncIterator()
+        guard let first = try await iterator.next() else { return [] }
+        var batch = [first]
+        while batch.count < limit, let inbound = call.inbox.nextIfReceived() {
+            batch.append(try StreamingCall.decode(inbound.payload, of: call))
+        }
+        return batch
+    }
+
     /// Decodes a response within the call's size limit: the default `DecodingLimits` (4 MiB)
     /// would reject messages the client was configured to receive.
     static func decode(_ payload: [UInt8], of call: ClientCall) throws -> Response {

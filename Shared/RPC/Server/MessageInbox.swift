@@ -99,6 +99,16 @@ package final class MessageInbox: Sendable {
         }
     }
 
+    /// A message already received, without waiting; nil when none is buffered (the end, if
+    /// any, is left for `next`).
+    package func nextIfReceived() -> InboundMessage? {
+        let message = state.withLock { state -> InboundMessage? in
+            state.head < state.messages.count ? Self.pop(&state) : nil
+        }
+        if let message { onTaken(message.wireBytes) }
+        return message
+    }
+
     private func takeReady() throws -> (message: InboundMessage?, ())? {
         let outcome = state.withLock { state -> Result<InboundMessage?, RPCError>? in
             if state.head < state.messages.count { return .success(Self.pop(&state)) }

@@ -5,8 +5,13 @@ package import Postgres
 package import RPC
 
 /// Applies another service's events exactly once: follows its `WatchEvents` stream, applies
-/// each event and stores the cursor in the same transaction of the consumer's own schema,
+/// the events and stores the cursor in the same transaction of the consumer's own schema,
 /// and reconnects with backoff when the stream breaks.
+///
+/// Events the stream has already delivered are applied together, up to `batchLimit` in one
+/// transaction: a consumer catching up on a long history (a new service's backfill, a restart
+/// after downtime) pays one commit per batch instead of one per event, while a consumer that is
+/// up to date still applies each event as it arrives.
 ///
 /// `WatchEvents` is an internal method: the producer refuses a consumer without a service
 /// credential it accepts (UNAUTHENTICATED, retried with backoff like any broken stream).
@@ -20,12 +25,15 @@ package struct EventConsumer: Sendable {
     /// This service's credential, presented to the producer on every `WatchEvents` call.
     package let credential: ServiceCredential?
     package let logger: Logger
-    /// Applies one event inside the consumer's transaction; throwing rolls the event back and
-    /// the consumer retries it after a backoff.
+    /// Most events applied in one transaction.
+    package let batchLimit: Int
+    /// Applies one event inside the consumer's transaction; throwing rolls back the events of
+    /// that transaction and the consumer retries them after a backoff.
     package let apply: @Sendable (Events.Event, Connection) async throws -> Void
 
     package init(source: String, schema: String, pool: PostgresPool, client: RPCClient, types: [String] = [],
-                 credential: ServiceCredential? = nil, logger: Logger = Logger(label: "rendezvous.events.consumer"),
+                 credential: ServiceCredential? = nil, batchLimit: Int = 256,
+                 logger: Logger = Logger(label: "rendezvous.events.consumer"),
                  apply: @escaping @Sendable (Events.Event, Connection) async throws -> Void) throws {
         guard Outbox.isIdentifier(schema) else {
             throw PostgresError(code: .protocolViolation, context: "consumer schema must be a lower-case identifier")
@@ -36,6 +44,7 @@ package struct EventConsumer: Sendable {
         self.client = client
         self.types = types
         self.credential = credential
+        self.batchLimit = max(1, batchLimit)
         self.logger = logger
         self.apply = apply
     }
@@ -89,25 +98,32 @@ package struct EventConsumer: Sendable {
             path: "/\(EventStreamClient.serviceName)/WatchEvents",
             request: Events.WatchEventsRequest(afterCursor: after, types: types),
             as: Events.Event.self, options: credential.map { CallOptions.service($0) } ?? CallOptions())
-        for try await event in stream {
-            try await applyOnce(event)
+        while true {
+            let events = try await stream.nextBatch(limit: batchLimit)
+            if events.isEmpty { break }
+            try await applyOnce(events)
         }
         let status = await stream.status()
         if status.code != .ok { throw status }
     }
 
-    /// Applies `event` unless its cursor is already recorded; the row lock on the cursor makes
-    /// two consumer instances with the same source apply each event once between them.
-    private func applyOnce(_ event: Events.Event) async throws {
+    /// Applies, in one transaction and in stream order, each of `events` whose cursor is not
+    /// recorded yet; the row lock on the cursor makes two consumer instances with the same
+    /// source apply each event once between them.
+    private func applyOnce(_ events: [Events.Event]) async throws {
         try await pool.withTransaction { connection in
             let rows = try await connection.query(
                 "SELECT cursor FROM \(schema).event_cursors WHERE source = $1 FOR UPDATE", [.text(source)])
-            let current: Int64 = rows.isEmpty ? 0 : try rows[0].decode(0)
-            guard event.cursor > current else { return }
-            try await apply(event, connection)
+            let stored: Int64 = rows.isEmpty ? 0 : try rows[0].decode(0)
+            var applied = stored
+            for event in events where event.cursor > applied {
+                try await apply(event, connection)
+                applied = event.cursor
+            }
+            guard applied > stored else { return }
             _ = try await connection.execute(
                 "UPDATE \(schema).event_cursors SET cursor = $2, updated_at = now() WHERE source = $1",
-                [.text(source), .int64(event.cursor)])
+                [.text(source), .int64(applied)])
         }
     }
 }

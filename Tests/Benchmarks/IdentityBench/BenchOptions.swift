@@ -19,11 +19,18 @@ struct BenchOptions {
     /// A discovery server to run discovery's workloads against too, and the app they sign in to.
     var discoveryPort: Int?
     var discoveryApp = "benchapp"
+    /// After the workloads, how fast a new event consumer catches up on this many of identity's
+    /// latest events (0: not measured); needs identity's database URL and a service credential
+    /// identity accepts (`name:secret`).
+    var catchUpEvents = 0
+    var postgresURL: String?
+    var serviceCredential: String?
 
     static let usage = """
         usage: identity-bench [--host H] [--port P] [--seconds N] [--connections N] [--streams 16,64]
                               [--hashing-streams N] [--warmup N] [--server-pid PID] [--only name,name]
                               [--discovery-port P] [--discovery-app APP]
+                              [--catch-up-events N --postgres-url URL --service-credential NAME:SECRET]
         """
 
     struct Invalid: Error, CustomStringConvertible {
@@ -57,6 +64,9 @@ struct BenchOptions {
                 options.streamCounts = counts
             case "--discovery-port": options.discoveryPort = try number(flag)
             case "--discovery-app": options.discoveryApp = try value(flag)
+            case "--catch-up-events": options.catchUpEvents = try number(flag)
+            case "--postgres-url": options.postgresURL = try value(flag)
+            case "--service-credential": options.serviceCredential = try value(flag)
             case "--only": options.only = try value(flag).split(separator: ",").map(String.init)
             default: throw Invalid(description: "unknown argument \(flag)\n\(usage)")
             }

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import Auth
 import Contracts
 import Foundation
 import RPC
@@ -71,6 +72,28 @@ struct IdentityBenchMain {
                     print("    first failure: \(error)")
                 }
                 if outcome.summary.failed == 0 && outcome.summary.succeeded > 0 { passed += 1 } else { failed += 1 }
+            }
+        }
+        if options.catchUpEvents > 0 {
+            do {
+                guard let url = options.postgresURL, let credential = options.serviceCredential,
+                      let colon = credential.firstIndex(of: ":") else {
+                    throw BenchOptions.Invalid(description: "--catch-up-events needs --postgres-url and --service-credential NAME:SECRET")
+                }
+                let bench = CatchUpBench(identityPort: options.port, postgresURL: url,
+                                         credential: try ServiceCredential(name: String(credential[..<colon]),
+                                                                           secret: String(credential[credential.index(after: colon)...])),
+                                         events: options.catchUpEvents)
+                print("\nevent consumer catching up on identity's latest events (one statement applied per event)")
+                print("batch limit     events   seconds   events/s")
+                for limit in [1, 256] {
+                    let result = try await bench.run(batchLimit: limit)
+                    print(String(format: "%11d %10d %9.2f %10.0f", limit, result.events, result.seconds, result.perSecond))
+                }
+                passed += 1
+            } catch {
+                print("event catch-up failed: \(error)")
+                failed += 1
             }
         }
         print("\(passed) passed, \(failed) failed")
