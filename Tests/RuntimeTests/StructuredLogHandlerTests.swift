@@ -51,6 +51,16 @@ import Testing
         #expect(line.hasSuffix(" error media: upload failed a=1 b=2\n"))
     }
 
+    /// A Windows line break (one Character in Swift, two bytes) and one inside a metadata value
+    /// cannot start a forged line either.
+    @Test func text_crlfInMessageAndMetadata_staysOneLine() throws {
+        let capture = LogCapture()
+        capture.logger(label: "media", format: .text).warning("a\r\nb", metadata: ["k": "x\r\n2025-01-01T00:00:00.000Z error forged"])
+        let line = try #require(capture.lines.first)
+        #expect(line.filter { $0 == "\n" || $0 == "\r" || $0 == "\r\n" }.count == 1)
+        #expect(line.hasSuffix(" warning media: a  b k=x  2025-01-01T00:00:00.000Z error forged\n"))
+    }
+
     @Test func level_belowThreshold_isDropped() {
         let capture = LogCapture()
         let logger = capture.logger(level: .notice)

@@ -4,6 +4,12 @@ import Logging
 enum JSONText {
     static func appendString(_ text: String, to output: inout String) {
         output.append("\"")
+        // Most text needs no escape: then it is copied whole (this runs on every logged call).
+        guard text.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) else {
+            output.append(text)
+            output.append("\"")
+            return
+        }
         for scalar in text.unicodeScalars {
             switch scalar {
             case "\"": output.append("\\\"")

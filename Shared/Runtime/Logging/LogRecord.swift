@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import Logging
+import Synchronization
 
 /// One log record, ready to be written as a JSON or text line.
 struct LogRecord {
@@ -14,6 +15,7 @@ struct LogRecord {
     /// `{"timestamp":…,"level":…,"label":…,"message":…,"metadata":{…}}` and a newline.
     func jsonLine() -> String {
         var line = "{\"timestamp\":"
+        line.reserveCapacity(256)
         JSONText.appendString(timestamp, to: &line)
         line += ",\"level\":"
         JSONText.appendString(level.rawValue, to: &line)
@@ -31,12 +33,26 @@ struct LogRecord {
 
     /// `2025-01-02T03:04:05.678Z info label: message key=value …` and a newline.
     func textLine() -> String {
-        var line = "\(timestamp) \(level.rawValue) \(label): \(message)"
+        var line = timestamp
+        line.reserveCapacity(192)
+        line += " "
+        line += level.rawValue
+        line += " "
+        line += label
+        line += ": "
+        line += message
         for key in metadata.keys.sorted() {
+            line += " "
+            line += key
+            line += "="
             // Safe: the key comes from the dictionary.
-            line += " \(key)=\(metadata[key]!)"
+            line += metadata[key]!.description
         }
-        line = String(line.map { $0 == "\n" || $0 == "\r" ? " " : $0 })
+        // One record, one line: a line break inside a message or value becomes a space. Both are
+        // ASCII, so bytes are replaced without decoding characters (this runs on every call).
+        if line.withUTF8({ $0.contains { $0 == 0x0A || $0 == 0x0D } }) {
+            line = String(decoding: line.utf8.map { $0 == 0x0A || $0 == 0x0D ? 0x20 : $0 }, as: UTF8.self)
+        }
         line += "\n"
         return line
     }
@@ -49,6 +65,18 @@ struct LogRecord {
     }
 
     static func format(seconds: Int, milliseconds: Int) -> String {
+        var text = secondPrefix(seconds)
+        let milliseconds = min(max(milliseconds, 0), 999)
+        for divisor in [100, 10, 1] {
+            text.unicodeScalars.append(Unicode.Scalar(UInt8(48 + milliseconds / divisor % 10)))
+        }
+        text += "Z"
+        return text
+    }
+
+    /// `2025-01-02T03:04:05.`: formatted once per second, not once per record.
+    private static func secondPrefix(_ seconds: Int) -> String {
+        if let cached = lastSecond.withLock({ $0.seconds == seconds ? $0.prefix : nil }) { return cached }
         var seconds = seconds
         var parts = tm()
         gmtime_r(&seconds, &parts)
@@ -56,7 +84,11 @@ struct LogRecord {
             let digits = String(value)
             return String(repeating: "0", count: max(0, width - digits.count)) + digits
         }
-        return "\(pad(parts.tm_year + 1900, 4))-\(pad(parts.tm_mon + 1, 2))-\(pad(parts.tm_mday, 2))T"
-            + "\(pad(parts.tm_hour, 2)):\(pad(parts.tm_min, 2)):\(pad(parts.tm_sec, 2)).\(pad(Int32(milliseconds), 3))Z"
+        let prefix = "\(pad(parts.tm_year + 1900, 4))-\(pad(parts.tm_mon + 1, 2))-\(pad(parts.tm_mday, 2))T"
+            + "\(pad(parts.tm_hour, 2)):\(pad(parts.tm_min, 2)):\(pad(parts.tm_sec, 2))."
+        lastSecond.withLock { $0 = (seconds, prefix) }
+        return prefix
     }
+
+    private static let lastSecond = Mutex<(seconds: Int, prefix: String)>((.min, ""))
 }
