@@ -4,7 +4,9 @@
 Starts the release interop-server on a free port, drives it with h2load (Debian's
 nghttp2-client) at the configurations the foundation issue names, and prints a table of
 requests/s, latency percentiles (from h2load's per-request log), the server's CPU use
-(from /proc/<pid>/stat) and its resident memory idle and under load.
+(from /proc/<pid>/stat) and its resident memory idle and under load. Then the runtime's
+per-call overhead: the same unary call against `interop-server --bare` (no interceptors) and the
+full runtime, with and without a log line per call.
 """
 import argparse
 import os
@@ -191,15 +193,66 @@ def main():
         for title, rps, *_ in transfer:
             print(f"{title}: {rps:.0f} req/s = {rps:.0f} MiB/s of payload")
         failures = sum(r[3] for r in rows)
-        print(f"{len(rows) - (1 if failures else 0)} passed, {1 if failures else 0} failed")
-        return 1 if failures else 0
     finally:
         server.send_signal(signal.SIGTERM)
         try:
             server.wait(timeout=10)
         except subprocess.TimeoutExpired:
             server.kill()
+    try:
+        failures += per_call_overhead(args.server, work, args.scale)
+        print(f"{len(rows) - (1 if failures else 0)} passed, {1 if failures else 0} failed")
+        return 1 if failures else 0
+    finally:
         shutil.rmtree(work, ignore_errors=True)
+
+
+def per_call_overhead(server_path, work, scale):
+    """Unary UnaryCall throughput of the same TestService three ways, one after the other in one
+    run: `interop-server --bare` (an RPCServer without the runtime), the full runtime (logging,
+    metrics, health, request ids) with per-call lines below the log level (the default for a
+    busy service), and the full runtime writing every call's info line (to /dev/null)."""
+    body = os.path.join(work, "unary20")
+    servers = [
+        ("bare RPCServer", ["--bare"], "warning"),
+        ("runtime, calls not logged", [], "warning"),
+        ("runtime, every call logged", [], "info"),
+    ]
+    configurations = [(16, 16), (64, 32)]
+    results = {}
+    for title, flags, level in servers:
+        port = free_port()
+        env = dict(os.environ, RV_LOG_LEVEL=level, RV_INTEROP_ADMIN_PORT=str(free_port()))
+        server = subprocess.Popen([server_path, "--port", str(port), *flags], env=env,
+                                  stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        try:
+            wait_for_listening(server)
+            run_h2load(port, "/grpc.testing.TestService/UnaryCall", body, 4, 4, 20000, os.path.join(work, "warm.log"))
+            for clients, streams in configurations:
+                count = max(1000, int(300000 * scale))
+                cpu_before, wall_before = cpu_seconds(server.pid), time.monotonic()
+                result = run_h2load(port, "/grpc.testing.TestService/UnaryCall", body, clients, streams, count,
+                                    os.path.join(work, "overhead.log"))
+                wall = time.monotonic() - wall_before
+                cpu = cpu_seconds(server.pid) - cpu_before
+                rps, ok, failed = parse_summary(result.stdout)
+                results[(title, clients)] = (rps, ok, failed, 100.0 * cpu / wall, 1e6 * cpu / max(ok, 1))
+        finally:
+            server.send_signal(signal.SIGTERM)
+            try:
+                server.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                server.kill()
+    print("\nper-call overhead of the runtime: unary ~20 B, the same TestService, h2load -t 1, one run")
+    print(f"{'server':28} {'clients':>7} {'req/s':>9} {'fail':>5} {'srv CPU':>8} {'CPU us/call':>12} {'vs bare':>8}")
+    failures = 0
+    for title, _, _ in servers:
+        for clients, streams in configurations:
+            rps, ok, failed, cpu, per_call = results[(title, clients)]
+            bare = results[("bare RPCServer", clients)][0]
+            failures += failed
+            print(f"{title:28} {f'{clients}x{streams}':>7} {rps:9.0f} {failed:5d} {cpu:7.0f}% {per_call:12.1f} {rps / bare:8.0%}")
+    return failures
 
 
 if __name__ == "__main__":
