@@ -47,6 +47,22 @@ import Testing
         }
     }
 
+    /// Messages that arrived before an error status are the server's answer too: a reader that
+    /// gets to them only after the status came still reads every one, then the error.
+    @Test func serverStreaming_messagesBeforeAnErrorStatus_areAllDelivered_thenTheError() async throws {
+        try await withServer { _, client in
+            let call = try await client.serverStreaming(path: EchoService.path("Expand"),
+                                                        request: TestMessage(text: "then fail", number: 5), as: TestMessage.self)
+            #expect(await call.status().code == .aborted)
+            var numbers: [Int64] = []
+            let error = await #expect(throws: RPCError.self) {
+                for try await message in call { numbers.append(message.number) }
+            }
+            #expect(numbers == Array(0..<5))
+            #expect(error?.code == .aborted)
+        }
+    }
+
     @Test func serverStreaming_zeroMessages_endsOK() async throws {
         try await withServer { _, client in
             let call = try await client.serverStreaming(path: EchoService.path("Expand"),

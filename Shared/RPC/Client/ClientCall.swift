@@ -213,17 +213,19 @@ package final class ClientCall: HTTP2StreamDelegate, @unchecked Sendable {
         } catch {
             status = RPCError(code: .internal, message: "the response ended inside a message")
         }
-        settle(status)
+        settle(status, keepingReceived: true)
     }
 
-    /// Ends the call with `status` unless it already ended.
+    /// Ends the call with `status` unless it already ended; messages not yet read are dropped.
     private func fail(_ status: RPCError, reset: Bool) {
-        guard settle(status) else { return }
+        guard settle(status, keepingReceived: false) else { return }
         if reset { stream.reset(errorCode: HTTP2ErrorCode.cancel) }
     }
 
+    /// Records the final status; with `keepingReceived` (the server's own status) the messages
+    /// it sent before it are still read first.
     @discardableResult
-    private func settle(_ status: RPCError) -> Bool {
+    private func settle(_ status: RPCError, keepingReceived: Bool) -> Bool {
         let waiters = shared.withLock { state -> [CheckedContinuation<RPCError, Never>]? in
             guard state.status == nil else { return nil }
             state.status = status
@@ -237,7 +239,7 @@ package final class ClientCall: HTTP2StreamDelegate, @unchecked Sendable {
             if let deadlineTimer { stream.loop.cancelTimer(deadlineTimer) }
             deadlineTimer = nil
         }
-        inbox.finish(status.code == .ok ? nil : status)
+        inbox.finish(status.code == .ok ? nil : status, keepingReceived: keepingReceived)
         for waiter in waiters { waiter.resume(returning: status) }
         return true
     }

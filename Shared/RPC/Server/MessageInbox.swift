@@ -47,12 +47,14 @@ package final class MessageInbox: Sendable {
         }
     }
 
-    /// Ends the sequence: normally (nil) after the last message, or with an error.
-    package func finish(_ error: RPCError? = nil) {
+    /// Ends the sequence: normally (nil) after the last message, or with an error. With
+    /// `keepingReceived`, messages already received are still read before the error (the peer
+    /// sent them before its error status); otherwise the error comes next (a cancelled call).
+    package func finish(_ error: RPCError? = nil, keepingReceived: Bool = false) {
         let waiter = state.withLock { state -> CheckedContinuation<InboundMessage?, any Error>? in
             guard state.end == nil else { return nil }
             state.end = .some(error)
-            if error != nil {
+            if error != nil && !keepingReceived {
                 state.messages.removeAll()
                 state.head = 0
                 state.bufferedBytes = 0

@@ -31,13 +31,15 @@ struct EchoService: RPCService {
             return TestMessage(text: context.peer, number: context.lastRequestCompressed ? 1 : 0,
                                payload: [UInt8](repeating: 0, count: Int(request.number)))
         }
-        // `number` messages numbered from 0, each carrying the request's payload.
+        // `number` messages numbered from 0, each carrying the request's payload; then ABORTED
+        // when the request's text is "then fail".
         router.serverStreaming(serviceName, "Expand") { (request: TestMessage, writer: ResponseWriter<TestMessage>, context) in
             Self.echoMetadata(context)
             context.compressResponses = request.text == "gzip"
             for index in 0..<request.number {
                 try await writer.write(TestMessage(text: "\(index)", number: index, payload: request.payload))
             }
+            if request.text == "then fail" { throw RPCError(code: .aborted, message: "failed after the messages") }
         }
         // number = sum of the numbers, text = how many messages, payload[0] = 1 if all compressed.
         router.clientStreaming(serviceName, "Sum") { (requests: RequestStream<TestMessage>, context) in
