@@ -23,6 +23,13 @@ struct BenchOptions {
     /// latest events (0: not measured); needs identity's database URL and a service credential
     /// identity accepts (`name:secret`).
     var catchUpEvents = 0
+    /// A messaging server to measure send → realtime delivery against (RealtimeFanOutBench),
+    /// its pid for CPU, the admin database URL that seeds its conversations, and the run's shape.
+    var messagingPort: Int?
+    var messagingPID: Int32?
+    var adminURL: String?
+    var messagingMembers = 1_000
+    var messagingSenders = [32, 64]
     var postgresURL: String?
     var serviceCredential: String?
 
@@ -31,6 +38,8 @@ struct BenchOptions {
                               [--hashing-streams N] [--warmup N] [--server-pid PID] [--only name,name]
                               [--discovery-port P] [--discovery-app APP]
                               [--catch-up-events N --postgres-url URL --service-credential NAME:SECRET]
+                              [--messaging-port P --messaging-pid PID --admin-url URL [--messaging-members N]
+                               [--messaging-senders 32,64]]
         """
 
     struct Invalid: Error, CustomStringConvertible {
@@ -65,6 +74,14 @@ struct BenchOptions {
             case "--discovery-port": options.discoveryPort = try number(flag)
             case "--discovery-app": options.discoveryApp = try value(flag)
             case "--catch-up-events": options.catchUpEvents = try number(flag)
+            case "--messaging-port": options.messagingPort = try number(flag)
+            case "--messaging-pid": options.messagingPID = Int32(try number(flag))
+            case "--admin-url": options.adminURL = try value(flag)
+            case "--messaging-members": options.messagingMembers = try number(flag)
+            case "--messaging-senders":
+                let counts = try value(flag).split(separator: ",").compactMap { Int($0) }.filter { $0 > 0 }
+                guard !counts.isEmpty else { throw Invalid(description: "--messaging-senders: a list such as 32,64") }
+                options.messagingSenders = counts
             case "--postgres-url": options.postgresURL = try value(flag)
             case "--service-credential": options.serviceCredential = try value(flag)
             case "--only": options.only = try value(flag).split(separator: ",").map(String.init)

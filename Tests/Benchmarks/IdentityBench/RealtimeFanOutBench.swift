@@ -1,0 +1,205 @@
+import Contracts
+import Foundation
+import Postgres
+import RPC
+import Synchronization
+
+/// Messaging's send → realtime delivery, run when `--messaging-port` is given: `members`
+/// anonymous accounts of `app` signed in through identity and paired into conversations (seeded
+/// with SQL as discovery's matches would open them, through `--admin-url`), each with its
+/// realtime stream open; then for each sender count, that many concurrent senders send text
+/// messages (each member to their match) for the run's seconds. Reports messages/s accepted and,
+/// for every message, the time from the send call to its arrival on the recipient's stream.
+/// Our own client holds the streams, so the figure is the server's rather than a slow client's.
+struct RealtimeFanOutBench {
+    let identity: [IdentityClient]
+    let messaging: [RPCClient]
+    let adminURL: String
+    let app: String
+    let members: Int
+    let seconds: Int
+
+    struct Result {
+        var senders: Int
+        var accepted: Int
+        var failed: Int
+        var seconds: Double
+        var delivered: Int
+        var undelivered: Int
+        var latency: LatencySummary
+        var serverCPU: Double?
+        var firstError: String?
+    }
+
+    /// Send instants (nanoseconds) by client message id, the latencies of arrivals, and how
+    /// many streams are ready.
+    final class Ledger: Sendable {
+        private let state = Mutex<(sent: [String: UInt64], latencies: [UInt64])>(([:], []))
+        private let readyStreams = Atomic<Int>(0)
+
+        func streamReady() { readyStreams.add(1, ordering: .relaxed) }
+        var ready: Int { readyStreams.load(ordering: .relaxed) }
+
+        func sent(_ key: String, at instant: UInt64) { state.withLock { $0.sent[key] = instant } }
+        func forget(_ key: String) { state.withLock { _ = $0.sent.removeValue(forKey: key) } }
+        func arrived(_ key: String, at instant: UInt64) {
+            state.withLock { state in
+                if let sent = state.sent.removeValue(forKey: key) { state.latencies.append(instant - sent) }
+            }
+        }
+        /// The latencies so far and how many sends have not arrived; starts a new run.
+        func take() -> (latencies: [UInt64], undelivered: Int) {
+            state.withLock { state in
+                defer { state = ([:], []) }
+                return (state.latencies, state.sent.count)
+            }
+        }
+    }
+
+    struct Member: Sendable {
+        var id: String
+        var token: String
+        var conversation: String
+    }
+
+    struct Failure: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    func run(senderCounts: [Int], serverPID: Int32?) async throws -> [Result] {
+        let people = try await signIn()
+        try await seedConversations(people)
+        let ledger = Ledger()
+        let streams = Task {
+            await withTaskGroup(of: Void.self) { group in
+                for (index, member) in people.enumerated() {
+                    group.addTask {
+                        await Self.follow(member, client: RealtimeClient(client: messaging[index % messaging.count]),
+                                          ledger: ledger)
+                    }
+                }
+            }
+        }
+        defer { streams.cancel() }
+        let deadline = ContinuousClock.now + .seconds(120)
+        while ledger.ready < people.count {
+            guard ContinuousClock.now < deadline else {
+                throw Failure(description: "only \(ledger.ready) of \(people.count) realtime streams became ready")
+            }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        var results: [Result] = []
+        for senders in senderCounts {
+            let cpuBefore = ProcessCPU.seconds(pid: serverPID)
+            let outcome = await send(people, senders: senders, ledger: ledger)
+            try await Task.sleep(for: .seconds(2))  // the last deliveries
+            let (latencies, undelivered) = ledger.take()
+            let cpu = cpuBefore.flatMap { before in
+                ProcessCPU.seconds(pid: serverPID).map { 100 * ($0 - before) / (outcome.seconds + 2) }
+            }
+            results.append(Result(senders: senders, accepted: outcome.accepted, failed: outcome.failed, seconds: outcome.seconds,
+                                  delivered: latencies.count, undelivered: undelivered,
+                                  latency: LatencySummary(nanoseconds: latencies, failed: undelivered, seconds: outcome.seconds),
+                                  serverCPU: cpu, firstError: outcome.firstError))
+        }
+        return results
+    }
+
+    /// Anonymous accounts, 50 sign-ins at a time, paired: members 2k and 2k+1 share a conversation.
+    private func signIn() async throws -> [Member] {
+        var people: [Member] = []
+        for start in stride(from: 0, to: members, by: 50) {
+            let batch = try await withThrowingTaskGroup(of: (Int, Identity.AuthSession).self) { group in
+                for index in start..<min(start + 50, members) {
+                    group.addTask {
+                        (index, try await identity[index % identity.count].signInAnonymously(.init(app: app, deviceName: "bench")))
+                    }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }.sorted { $0.0 < $1.0 }
+            }
+            for (index, session) in batch {
+                let conversation = index % 2 == 0 ? UUID().uuidString.lowercased() : people[index - 1].conversation
+                people.append(Member(id: session.account?.id ?? "", token: session.accessToken, conversation: conversation))
+            }
+        }
+        return people
+    }
+
+    private func seedConversations(_ people: [Member]) async throws {
+        let pool = PostgresPool(configuration: try PostgresConfiguration(url: adminURL))
+        defer { pool.close() }
+        let pairs = stride(from: 0, to: people.count - 1, by: 2).map { (people[$0], people[$0 + 1]) }
+        try await pool.withTransaction { connection in
+            _ = try await connection.execute("""
+                INSERT INTO messaging.conversations (id, app, matched_at, last_activity_at)
+                SELECT unnest($1::uuid[]), $2, now(), now()
+                """, [.textArray(pairs.map(\.0.conversation)), .text(app)])
+            _ = try await connection.execute("""
+                INSERT INTO messaging.members (account_id, conversation_id, other_id)
+                SELECT unnest($1::uuid[]), unnest($2::uuid[]), unnest($3::uuid[])
+                """, [.textArray(pairs.flatMap { [$0.0.id, $0.1.id] }),
+                      .textArray(pairs.flatMap { [$0.0.conversation, $0.1.conversation] }),
+                      .textArray(pairs.flatMap { [$0.1.id, $0.0.id] })])
+        }
+    }
+
+    /// One member's realtime stream: counts it ready, then records each message from the match.
+    private static func follow(_ member: Member, client: RealtimeClient, ledger: Ledger) async {
+        do {
+            let stream = try await client.subscribe(.init(afterCursor: 0), options: .bearer(member.token))
+            for try await event in stream {
+                switch event.event {
+                case .ready?:
+                    ledger.streamReady()
+                case .message(let received)?:
+                    guard let message = received.message, message.senderID != member.id else { continue }
+                    ledger.arrived(message.clientMessageID, at: DispatchTime.now().uptimeNanoseconds)
+                default:
+                    continue
+                }
+            }
+        } catch {
+            if !Task.isCancelled { FileHandle.standardError.write(Data("realtime stream ended: \(error)\n".utf8)) }
+        }
+    }
+
+    private func send(_ people: [Member], senders: Int, ledger: Ledger)
+        async -> (accepted: Int, failed: Int, seconds: Double, firstError: String?) {
+        let clock = ContinuousClock()
+        let started = clock.now
+        let stopAt = started + .seconds(seconds)
+        let outcomes = await withTaskGroup(of: (Int, Int, String?).self) { group in
+            for sender in 0..<senders {
+                group.addTask {
+                    var accepted = 0
+                    var failed = 0
+                    var firstError: String?
+                    var turn = sender
+                    let client = MessagingClient(client: messaging[sender % messaging.count])
+                    while clock.now < stopAt {
+                        let member = people[turn % people.count]
+                        turn += senders
+                        let key = UUID().uuidString
+                        let request = Messaging.SendMessageRequest(conversationID: member.conversation, clientMessageID: key,
+                                                                   body: .text("hello from the bench"))
+                        ledger.sent(key, at: DispatchTime.now().uptimeNanoseconds)
+                        do {
+                            _ = try await client.sendMessage(request, options: .bearer(member.token))
+                            accepted += 1
+                        } catch {
+                            ledger.forget(key)
+                            failed += 1
+                            if firstError == nil { firstError = "\(error)" }
+                        }
+                    }
+                    return (accepted, failed, firstError)
+                }
+            }
+            return await group.reduce(into: [(Int, Int, String?)]()) { $0.append($1) }
+        }
+        let elapsed = clock.now - started
+        return (outcomes.map(\.0).reduce(0, +), outcomes.map(\.1).reduce(0, +),
+                Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18,
+                outcomes.compactMap(\.2).first)
+    }
+}
