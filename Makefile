@@ -62,9 +62,10 @@ test: deps
 run: release db-start
 	bash compose/local/run.sh
 
-## bench: RPC benchmarks over the wire (h2load): throughput, latency percentiles, CPU and memory;
-## then the DB-backed RPC next to pgbench on the same cluster; then identity's sign-in, refresh
-## and read workloads (identity-bench, our own gRPC client); then discovery's feed over 100k profiles;
+## bench: RPC benchmarks over the wire (h2load): throughput, latency percentiles, CPU and memory,
+## and the runtime's per-call overhead next to a bare server; then the DB-backed RPC next to
+## pgbench on the same cluster; then identity's sign-in, refresh and read workloads and an event
+## consumer's catch-up (identity-bench, our own gRPC client); then discovery's feed over 100k profiles;
 ## then production's season P&L over 10,000 entries, the membrane query and consent capture;
 ## then messaging's sends with 1,000 open realtime streams (send → delivery latency);
 ## then media's 2 MiB photo uploads, signed-URL GETs and the reveal of a 5,000-photo event.
