@@ -187,17 +187,26 @@ import TestSupport
         try await callee.send(.accept(.init()))
         try await caller.firstCall { $0.state == .accepted }
 
-        // The callee's connection drops; it comes back within the grace on the other instance
-        // and receives what the caller sent meanwhile.
-        callee.cancel()
         try await caller.send(Self.ice(1))
+        #expect(try await callee.signals(count: 1).map(\.sequence) == [1])
+        try await pair.members.waitUntil("the callee's receipt is recorded") {
+            try await pair.members.admin.withConnection { connection in
+                try await connection.query("SELECT callee_read_through FROM messaging.calls WHERE id = $1::uuid",
+                                           [.text(id)])[0].decode(0, as: Int32.self) == 1
+            }
+        }
+        // The callee's connection drops; it comes back within the grace on the other instance
+        // and receives what the caller sent meanwhile, and only that.
+        callee.cancel()
+        try await caller.send(Self.ice(2))
         try await Task.sleep(for: .milliseconds(300))
         let back = try await CallProbe.join(pair.calls(0), token: pair.callee.token, call: id)
         defer { back.cancel() }
-        #expect(try await back.signals(count: 1).map(\.sequence) == [1])
+        #expect(try await back.signals(count: 1).map(\.sequence) == [2])
         // Still on after more than the grace.
         try await Task.sleep(for: CallServicesTrait.grace + .milliseconds(500))
         #expect(back.states == [.accepted] && caller.states == [.ringing, .accepted])
+        #expect(back.signals.map(\.sequence) == [2])
 
         // Dropped for good: the call ends, by nobody.
         let dropped = ContinuousClock.now
