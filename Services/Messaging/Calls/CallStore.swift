@@ -48,6 +48,7 @@ struct CallStore: Sendable {
         let rows = try await connection.query("""
             SELECT \(Self.columns) FROM messaging.calls c JOIN messaging.conversations v ON v.id = c.conversation_id
             WHERE c.state IN (1, 2) AND (c.caller_id = ANY($1) OR c.callee_id = ANY($1))
+            ORDER BY c.id
             FOR UPDATE OF c
             """, [.uuidArray(accounts)])
         for var call in try rows.map(Self.row) {
