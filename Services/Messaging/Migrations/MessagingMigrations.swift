@@ -76,8 +76,15 @@ enum MessagingMigrations {
                 """),
             Migration(version: 8, name: "encounters", sql: EncounterMigration.sql),
         ] + events.migrations(from: 9) + [events.occurredAtIndexMigration(version: 11)] + PushMigrations.migrations(from: 12)
-            + [icebreakerGeneration, CallMigration.migration(version: 15)]
+            + [icebreakerGeneration, CallMigration.migration(version: 15), pushTypes]
     }
+
+    /// A job's APNs push type: "voip" (an incoming call, to the recipient's PushKit tokens when
+    /// they have any) or "alert".
+    static let pushTypes = Migration(version: 16, name: "push types", sql: """
+        ALTER TABLE messaging.push_jobs ADD COLUMN push_type text NOT NULL DEFAULT 'alert'
+            CHECK (push_type IN ('alert', 'voip'));
+        """)
 
     /// The generator's state per match: 0 not asked (no generator configured), 1 pending,
     /// 2 answered, 3 fell back to the pool (the failure kept); a lease while an instance asks.

@@ -98,7 +98,8 @@ struct PushPlanner: Sendable {
             guard let call = updated.call, UUID(uuidString: call.calleeID) == recipient,
                   let (payload, expiresAt) = Self.callAlert(call, app: app) else { return }
             try await plan(payload, to: recipient, app: app, source: source, reference: call.callID,
-                           collapseID: "call-\(call.callID)", expiresAt: expiresAt, on: connection)
+                           collapseID: "call-\(call.callID)", expiresAt: expiresAt,
+                           pushType: call.state == .ringing ? "voip" : "alert", on: connection)
         default:
             return
         }
@@ -129,7 +130,7 @@ struct PushPlanner: Sendable {
     /// Queues `payload` for `account` unless they turned its category off; APNs keeps trying
     /// until `expiresAt` (Unix seconds; a day by default).
     func plan(_ payload: PushPayload, to account: UUID, app: String, source: String, reference: String,
-              collapseID: String? = nil, priority: Int = 10, expiresAt: Int64? = nil,
+              collapseID: String? = nil, priority: Int = 10, expiresAt: Int64? = nil, pushType: String = "alert",
               on connection: Connection) async throws {
         let preferences = try await PushPreferencesStore.read(account, on: connection)
         guard preferences.enabled[payload.category] ?? payload.category.enabledByDefault else { return }
@@ -139,7 +140,8 @@ struct PushPlanner: Sendable {
         try await PushQueue.add(PushJob(source: source, account: account, app: app, category: payload.category,
                                         reference: reference, payload: payload.bytes(),
                                         collapseID: collapseID.map { String($0.utf8.prefix(64)) ?? $0 },
-                                        priority: priority, expiresAt: expiresAt ?? now + 86_400), on: connection)
+                                        priority: priority, expiresAt: expiresAt ?? now + 86_400, pushType: pushType),
+                                on: connection)
     }
 
     /// The alert for an encounter step worth waking its recipient for (the step as that side

@@ -177,6 +177,42 @@ import TestSupport
         #expect(try await late.end().code == .ok)
     }
 
+    /// Registers a fresh APNs sandbox token of `kind` for `member`; returns it.
+    static func register(_ member: Member, kind: Devices.PushTokenKind, device: String,
+                         _ members: MessagingMembers) async throws -> String {
+        let token = (0..<32).map { _ in String(format: "%02x", UInt8.random(in: 0...255)) }.joined()
+        var request = Devices.RegisterPushTokenRequest()
+        request.token = token
+        request.platform = .apns
+        request.environment = .sandbox
+        request.deviceID = device
+        request.kind = kind
+        _ = try await DevicesClient(client: members.identity.client).registerPushToken(request, options: member.bearer)
+        return token
+    }
+
+    @Test func aCalleeWithAPushKitToken_isRungByVoIPPush_andToldOfTheMissedCallByAlert() async throws {
+        let pair = try await Self.pair()
+        defer { pair.members.close() }
+        let fake = try PushHarness.running
+        let alert = try await Self.register(pair.callee, kind: .alert, device: "phone", pair.members)
+        let voip = try await Self.register(pair.callee, kind: .voip, device: "phone", pair.members)
+        let caller = try await CallProbe.ring(pair.calls(0), token: pair.caller.token, conversation: pair.conversation)
+        defer { caller.cancel() }
+        let ringing = try await caller.firstCall { _ in true }
+        let rung = try #require(try await fake.waitFor(voip) { !$0.isEmpty }.first)
+        #expect(rung.pushType == "voip" && rung.topic == "com.example.elite.voip" && rung.priority == "10")
+        #expect(rung.collapseID == "call-\(ringing.callID)" && rung.payload["call_id"]?.stringValue == ringing.callID)
+        #expect(rung.status == 200)
+        // The caller hangs up first: the missed call goes to the alert token, the ring nowhere else.
+        try await caller.send(.hangUp(.init()))
+        let missed = try #require(try await fake.waitFor(alert) { $0.contains { $0.category == "call" } }.first { $0.category == "call" })
+        #expect(missed.pushType == "alert" && missed.topic == "com.example.elite")
+        #expect(missed.aps["alert"]?.objectValue?["title"]?.stringValue == "Missed video call")
+        #expect(fake.requests(to: alert).filter { $0.category == "call" }.count == 1)
+        #expect(fake.requests(to: voip).count == 1)
+    }
+
     @Test func aDroppedStream_endsTheCallAfterTheGrace_unlessItComesBack() async throws {
         let pair = try await Self.pair()
         defer { pair.members.close() }
