@@ -271,6 +271,34 @@ import TestSupport
         #expect(try await next.firstCall { _ in true }.callID != id)
     }
 
+    @Test func anAcceptRacingAHangUp_endsTheCallTheSameWayForBoth() async throws {
+        let pair = try await Self.pair()
+        defer { pair.members.close() }
+        let caller = try await CallProbe.ring(pair.calls(0), token: pair.caller.token, conversation: pair.conversation)
+        let id = try await caller.firstCall { _ in true }.callID
+        let callee = try await CallProbe.join(pair.calls(1), token: pair.callee.token, call: id)
+        async let accept: Void = callee.send(.accept(.init()))
+        async let hangUp: Void = caller.send(.hangUp(.init()))
+        _ = try await (accept, hangUp)
+        for side in [caller, callee] { _ = try await side.end() }
+        // Either the hang-up came first (cancelled; the late accept is refused) or the accept did
+        // (accepted, then ended by the caller): both sides saw the same end.
+        let last = try #require(caller.states.last)
+        #expect(callee.states.last == last || callee.states.last == .ringing)
+        #expect([.cancelled, .ended].contains(last))
+        let stored = try await pair.members.admin.withConnection { connection in
+            try await connection.query("SELECT state, ended_by::text FROM messaging.calls WHERE id = $1::uuid", [.text(id)])[0]
+        }
+        #expect(try stored.decode(0, as: Int16.self) == Int16(last.rawValue))
+        #expect(try stored.decode(1, as: String?.self) == pair.caller.id)
+        let calleeEnd = try await callee.end()
+        if last == .cancelled {
+            #expect(calleeEnd.code == .ok || calleeEnd.reason == "CALL_WRONG_STATE")
+        } else {
+            #expect(calleeEnd.code == .ok && callee.states.last == .ended)
+        }
+    }
+
     @Test(arguments: [("free", "ÉLITE"), ("plus", "ÉLITE+")])
     func aCallerWithoutVideoCalls_isRefused_namingTheTier(tier: String, displayName: String) async throws {
         let members = try await MessagingMembers.make()
