@@ -76,6 +76,7 @@ bench: release db-start
 	python3 Tests/Benchmarks/discovery_bench.py
 	python3 Tests/Benchmarks/production_bench.py
 	python3 Tests/Benchmarks/messaging_bench.py
+	python3 Tests/Benchmarks/messaging_bench.py calls
 	python3 Tests/Benchmarks/media_bench.py
 
 ## fuzz: libFuzzer on the protobuf decoder and the gRPC deframer for FUZZ_SECONDS.

@@ -13,7 +13,8 @@ import Runtime
 /// default 127.0.0.1:7102) for matches; its credential (RV_SERVICE_NAME, RV_SERVICE_SECRET) must
 /// be one both accept. Instances fan realtime events out to one another through the realtime
 /// outbox and LISTEN/NOTIFY. The Unseen's encounters keep their deadlines in rows that every
-/// instance sweeps. Its own events (EncounterAwardEarned) are served by WatchEvents to the
+/// instance sweeps, and so do video calls (whose signals instances relay through Postgres,
+/// woken by LISTEN/NOTIFY). Its own events (EncounterAwardEarned) are served by WatchEvents to the
 /// services in RV_SERVICE_CREDENTIALS (production). Settings: `MessagingSettings`.
 @main
 struct MessagingMain {
@@ -35,6 +36,8 @@ struct MessagingMain {
             let feed = RealtimeFeed(outbox: try RealtimeFeed.outbox())
             let notifier = try await OutboxNotifier(configuration: pool.configuration, channel: feed.outbox.channel)
             context.onShutdown("outbox notifier") { notifier.close() }
+            let callWakeups = try await CallWakeups(configuration: pool.configuration)
+            context.onShutdown("call wake-ups") { callWakeups.close() }
             let identity = RPCClient(host: settings.identity.host, port: settings.identity.port)
             context.onShutdown("identity client") { identity.close() }
             let discovery = RPCClient(host: settings.discovery.host, port: settings.discovery.port)
@@ -42,7 +45,8 @@ struct MessagingMain {
 
             let server = MessagingServer(pool: pool, settings: settings, identity: identity, feed: feed, notifier: notifier,
                                          hubStart: try await feed.startCursor(pool: pool), revocations: context.revocations,
-                                         events: events, eventsNotifier: eventsNotifier, accepted: accepted)
+                                         events: events, eventsNotifier: eventsNotifier, accepted: accepted,
+                                         callWakeups: callWakeups)
             context.onShutdown("realtime streams") { server.hub.close() }
             context.followRevocations(identity: identity, credential: credential)
             context.addBackgroundJob("realtime fan-out") { await server.feed.follow(into: server.hub, stream: server.realtimeStream) }
@@ -51,6 +55,9 @@ struct MessagingMain {
             }
             context.addBackgroundJob("encounter deadlines") {
                 await server.encounters.sweepRegularly(every: settings.encounters.sweepInterval, pool: pool)
+            }
+            context.addBackgroundJob("call deadlines") {
+                await server.calls.sweepRegularly(every: settings.calls.sweepInterval, pool: pool)
             }
             if let generator = settings.icebreakerGenerator {
                 let http = BlockingWorkPool(threads: 2, name: "icebreakers")

@@ -18,10 +18,12 @@ struct MessagingServer: Sendable {
     let realtimeStream: EventStreamService
     /// Encounters' rows and deadlines, for the sweep.
     let encounters: EncounterStore
+    /// Calls' rows and deadlines, for the sweep.
+    let calls: CallStore
 
     init(pool: PostgresPool, settings: MessagingSettings, identity: RPCClient, feed: RealtimeFeed, notifier: OutboxNotifier,
          hubStart: Int64, revocations: RevocationList?, events: Outbox, eventsNotifier: OutboxNotifier,
-         accepted: ServiceCredentials) {
+         accepted: ServiceCredentials, callWakeups: CallWakeups) {
         let tiers = TierCatalog(client: MembershipClient(client: identity))
         hub = RealtimeHub(position: hubStart, capacity: settings.streamBuffer)
         self.feed = feed
@@ -33,10 +35,12 @@ struct MessagingServer: Sendable {
         let serviceInterceptor = ServiceAuthInterceptor(credentials: accepted, methods: EventStreamService.internalMethods)
         let auth = AuthInterceptor(verifier: verifier, publicMethods: serviceInterceptor.guardedMethods, revocations: revocations)
         encounters = EncounterStore(feed: feed, outbox: events, settings: settings.encounters)
+        calls = CallStore(feed: feed, settings: settings.calls)
         services = [MessagingService(pool: pool, tiers: tiers, feed: feed),
                     RealtimeService(pool: pool, tiers: tiers, feed: feed, hub: hub),
                     EncountersService(pool: pool, store: encounters, settings: settings.encounters),
-                    EventStreamService(outbox: events, pool: pool, notifier: eventsNotifier), PushService(pool: pool)]
+                    EventStreamService(outbox: events, pool: pool, notifier: eventsNotifier), PushService(pool: pool),
+                    CallsService(pool: pool, tiers: tiers, store: calls, wakeups: callWakeups)]
         interceptors = [serviceInterceptor, auth]
         conversations = ConversationEvents(feed: feed, generatorConfigured: settings.icebreakerGenerator != nil)
     }

@@ -19,6 +19,8 @@ struct MessagingSettings: Sendable {
     var pruneInterval: Duration = .seconds(3_600)
     /// The Unseen's encounters (`EncounterSettings`, RV_ENCOUNTER_*).
     var encounters = EncounterSettings()
+    /// Video calls' ring timeout, grace and limits (`CallSettings`, RV_CALL_*).
+    var calls = CallSettings()
     /// The icebreaker generator's endpoint (`IcebreakerGenerator.Settings`); nil: the pool alone.
     var icebreakerGenerator: IcebreakerGenerator.Settings?
 
@@ -61,6 +63,7 @@ struct MessagingSettings: Sendable {
         if let text = environment[retentionVariable] { settings.realtimeRetention = try seconds(text, retentionVariable) }
         if let text = environment[pruneIntervalVariable] { settings.pruneInterval = try seconds(text, pruneIntervalVariable) }
         settings.encounters = try EncounterSettings.load(from: environment)
+        settings.calls = try CallSettings.load(from: environment)
         settings.icebreakerGenerator = try IcebreakerGenerator.Settings.load(from: environment)
         return settings
     }

@@ -28,14 +28,16 @@ public struct DevicesAPI: Sendable {
 
     /// Registers this installation's push token, or refreshes it (call at every launch with
     /// the token the OS gives). A token another account of the app held moves to this one; the
-    /// account's older token on the same `deviceID` is deactivated. Fails with INVALID_ARGUMENT
+    /// account's older token of the same `kind` on the same `deviceID` is deactivated. An iOS app
+    /// taking video calls also registers its PushKit token with `kind: .voip`. Fails with INVALID_ARGUMENT
     /// `INVALID_PUSH_TOKEN` (details `platform`, `expected`), `INVALID_PLATFORM`,
     /// `INVALID_PUSH_ENVIRONMENT`, `INVALID_DEVICE_ID` or `INVALID_APP_VERSION`.
     public func registerPushToken(_ token: String, platform: Devices.PushPlatform,
                                   environment: Devices.PushEnvironment = .unspecified, deviceID: String,
-                                  appVersion: String = "", deadline: Duration? = nil) async throws(GatewayError) -> Devices.PushToken {
+                                  appVersion: String = "", kind: Devices.PushTokenKind = .alert,
+                                  deadline: Duration? = nil) async throws(GatewayError) -> Devices.PushToken {
         let request = Devices.RegisterPushTokenRequest(token: token, platform: platform, environment: environment,
-                                                       deviceID: deviceID, appVersion: appVersion)
+                                                       deviceID: deviceID, appVersion: appVersion, kind: kind)
         return try await runner.run(Methods.registerPushToken, deadline: deadline) { [stub] options in
             try await stub.registerPushToken(request, options: options)
         }

@@ -130,7 +130,12 @@ package final class FakeAPNs: Sendable {
             refusal = (403, "InvalidProviderToken")
         }
         if refusal == nil, headers[first: "apns-topic"] == nil { refusal = (400, "MissingTopic") }
-        if refusal == nil, headers[first: "apns-push-type"] != "alert" { refusal = (400, "InvalidPushType") }
+        // A VoIP push goes to the app's `.voip` topic (PushKit), an alert to the bundle id.
+        let voipTopic = headers[first: "apns-topic"]?.hasSuffix(".voip") == true
+        switch headers[first: "apns-push-type"] {
+        case "alert" where !voipTopic, "voip" where voipTopic: break
+        default: if refusal == nil { refusal = (400, "InvalidPushType") }
+        }
         if refusal == nil, headers[first: ":method"] != "POST" { refusal = (405, "MethodNotAllowed") }
         let payload = (try? JSONValue.parseObject(body)) ?? [:]
         if refusal == nil, payload["aps"]?.objectValue == nil { refusal = (400, "PayloadEmpty") }

@@ -157,6 +157,31 @@ import Testing
         await harness.stop()
     }
 
+    @Test func aVoIPToken_standsBesideTheDevicesAlertToken_andReplacesOnlyAVoIPToken() async throws {
+        let harness = try await Self.start()
+        let devices = DevicesClient(client: harness.rpc)
+        let member = try await Self.signIn(harness)
+        let (alert, voip, newVoip) = (Self.apnsToken(), Self.apnsToken(), Self.apnsToken())
+        var request = Self.apns(voip, device: "phone")
+        request.kind = .voip
+        _ = try await devices.registerPushToken(Self.apns(alert, device: "phone"), options: member.options)
+        #expect(try await devices.registerPushToken(request, options: member.options).kind == .voip)
+        request.token = newVoip
+        _ = try await devices.registerPushToken(request, options: member.options)
+        let active = try await Self.activeTokens(harness, [member])
+        #expect(Set(active.map(\.token)) == [alert, newVoip])
+        #expect(active.first { $0.token == alert }?.kind == .alert && active.first { $0.token == newVoip }?.kind == .voip)
+        let listed = try await devices.listMyPushTokens(options: member.options).tokens
+        #expect(listed.first { $0.token == voip }?.inactiveReason == .replaced)
+        // PushKit is Apple's: no VoIP token from FCM.
+        var fcm = Messages.RegisterPushTokenRequest(token: Self.fcmToken(), platform: .fcm, environment: .production,
+                                                    deviceID: "android")
+        fcm.kind = .voip
+        let refused = await rpcError { _ = try await devices.registerPushToken(fcm, options: member.options) }
+        #expect(refused?.code == .invalidArgument && refused?.reason == "INVALID_PLATFORM")
+        await harness.stop()
+    }
+
     @Test func register_beyondTheLimit_deactivatesTheLeastRecentlySeen_andBoundsInactiveRows() async throws {
         let harness = try await Self.start { settings in
             settings.devices.maxActiveTokensPerAccount = 3

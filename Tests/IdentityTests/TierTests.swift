@@ -69,8 +69,10 @@ import Testing
         #expect(plus.likesPerDay == Membership.Entitlements.unlimited && plus.superLikesPerDay == 3)
         #expect(plus.seeWhoLikedYou == .clear && plus.readReceipts && plus.advancedFilters && plus.priorityInDiscovery)
         #expect(plus.referralCodesPerMonth == 5 && !plus.incognito)
+        // Video calling is ÉLITE BLACK's alone.
+        #expect(!free.videoCalls && !plus.videoCalls)
         let black = try #require(tiers[2].entitlements)
-        #expect(black.incognito && black.boostsPerMonth == 4 && black.referralCodesPerMonth == 10)
+        #expect(black.incognito && black.boostsPerMonth == 4 && black.referralCodesPerMonth == 10 && black.videoCalls)
         #expect(tiers[1].displayName == "ÉLITE+" && tiers[2].displayName == "ÉLITE BLACK")
 
         let firstdate = try await harness.membership.listTiers(.init(app: "firstdate")).tiers

@@ -7,6 +7,7 @@ enum DeviceError: Error, Sendable, Equatable, RPCErrorConvertible {
     /// `platform` names the format expected ("apns", "fcm", or "any" for a lookup).
     case invalidPushToken(platform: String, expected: String)
     case invalidPlatform
+    case voipNeedsAPNs
     case invalidEnvironment(String)
     case invalidDeviceID
     case invalidAppVersion
@@ -22,6 +23,8 @@ enum DeviceError: Error, Sendable, Equatable, RPCErrorConvertible {
             RPCError(Identity.ErrorReason.invalidPushToken, message: "that is not a valid push token: expected \(expected)", details: ["platform": platform, "expected": expected])
         case .invalidPlatform:
             RPCError(Identity.ErrorReason.invalidPlatform, message: "platform must be APNS or FCM")
+        case .voipNeedsAPNs:
+            RPCError(Identity.ErrorReason.invalidPlatform, message: "a VOIP token must be an APNs token")
         case .invalidEnvironment(let message):
             RPCError(Identity.ErrorReason.invalidPushEnvironment, message: message)
         case .invalidDeviceID:

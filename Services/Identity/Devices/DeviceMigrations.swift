@@ -25,4 +25,10 @@ enum DeviceMigrations {
         );
         CREATE INDEX push_tokens_by_account ON identity.push_tokens (account_id, last_seen_at DESC);
         """)
+
+    /// PushKit VoIP tokens beside the alert tokens (devices.proto PushTokenKind).
+    static let tokenKinds = Migration(version: 44, name: "push token kinds", sql: """
+        ALTER TABLE identity.push_tokens ADD COLUMN kind text NOT NULL DEFAULT 'alert' CHECK (kind IN ('alert', 'voip'));
+        ALTER TABLE identity.push_tokens ADD CONSTRAINT push_tokens_voip_is_apns CHECK (kind = 'alert' OR platform = 'apns');
+        """)
 }

@@ -56,6 +56,25 @@ enum PushPlatform: String, Sendable, Hashable {
     }
 }
 
+/// What a token wakes, as stored (`identity.push_tokens.kind`).
+enum PushTokenKind: String, Sendable, Hashable {
+    case alert
+    case voip
+
+    /// The kind a request names (UNSPECIFIED: alert); a VoIP token is APNs's only.
+    init(_ kind: Devices.PushTokenKind, platform: PushPlatform) throws(DeviceError) {
+        switch kind {
+        case .voip:
+            guard platform == .apns else { throw .voipNeedsAPNs }
+            self = .voip
+        default:
+            self = .alert
+        }
+    }
+
+    var message: Devices.PushTokenKind { self == .voip ? .voip : .alert }
+}
+
 extension UInt8 {
     fileprivate var isHexDigit: Bool {
         (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(self) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(self)

@@ -12,6 +12,7 @@ struct PushTokenRegistration: Sendable, Equatable {
     var deviceID: String
     /// Empty when not given; a stored version is then kept.
     var appVersion: String
+    var kind: PushTokenKind
 
     /// Checks every field of the request; the first bad one throws its INVALID_ARGUMENT reason.
     init(_ request: Devices.RegisterPushTokenRequest) throws(DeviceError) {
@@ -20,6 +21,7 @@ struct PushTokenRegistration: Sendable, Equatable {
         environment = try PushEnvironment(request.environment, platform: platform)
         deviceID = try Self.checkedDeviceID(request.deviceID)
         appVersion = try Self.checkedAppVersion(request.appVersion)
+        kind = try PushTokenKind(request.kind, platform: platform)
     }
 
     /// `old`'s registration with `newToken` (checked against `old`'s platform), for a refresh.
@@ -29,6 +31,7 @@ struct PushTokenRegistration: Sendable, Equatable {
         environment = old.environment
         deviceID = old.deviceID
         self.appVersion = try Self.checkedAppVersion(appVersion)
+        kind = old.kind
     }
 
     static func checkedDeviceID(_ deviceID: String) throws(DeviceError) -> String {

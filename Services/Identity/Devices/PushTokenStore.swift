@@ -27,10 +27,11 @@ struct PushTokenStore: Sendable {
                 on connection: Connection) async throws -> StoredPushToken {
         let rows = try await connection.query("""
             INSERT INTO identity.push_tokens AS t
-                (id, account_id, app, token, platform, environment, device_id, app_version, created_at, last_seen_at)
-            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, statement_timestamp(), statement_timestamp())
+                (id, account_id, app, token, platform, environment, device_id, app_version, created_at, last_seen_at, kind)
+            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, statement_timestamp(), statement_timestamp(), $9)
             ON CONFLICT (app, token) DO UPDATE SET
                 account_id = excluded.account_id,
+                kind = excluded.kind,
                 platform = excluded.platform,
                 environment = excluded.environment,
                 device_id = excluded.device_id,
@@ -42,18 +43,19 @@ struct PushTokenStore: Sendable {
                 created_at = CASE WHEN t.account_id = excluded.account_id THEN t.created_at ELSE excluded.created_at END
             RETURNING \(StoredPushToken.columns)
             """, [.uuid(UUID()), .uuid(accountID), .text(app), .text(registration.token), .text(registration.platform.rawValue),
-                  .text(registration.environment.rawValue), .text(registration.deviceID), .text(registration.appVersion)])
+                  .text(registration.environment.rawValue), .text(registration.deviceID), .text(registration.appVersion),
+                  .text(registration.kind.rawValue)])
         return try StoredPushToken(row: rows[0])
     }
 
-    /// After `kept` was registered: the account's other active tokens on the same device go
-    /// inactive (REPLACED), then the least recently seen beyond the active limit
+    /// After `kept` was registered: the account's other active tokens of its kind on the same
+    /// device go inactive (REPLACED), then the least recently seen beyond the active limit
     /// (TOO_MANY_DEVICES), and the oldest inactive rows beyond their limit are deleted.
     func enforceLimits(after kept: StoredPushToken, on connection: Connection) async throws {
         _ = try await connection.execute("""
             UPDATE identity.push_tokens SET active = false, inactive_reason = 'replaced', deactivated_at = statement_timestamp()
-            WHERE account_id = $1 AND app = $2 AND device_id = $3 AND id <> $4 AND active
-            """, [.uuid(kept.accountID), .text(kept.app), .text(kept.deviceID), .uuid(kept.id)])
+            WHERE account_id = $1 AND app = $2 AND device_id = $3 AND id <> $4 AND active AND kind = $5
+            """, [.uuid(kept.accountID), .text(kept.app), .text(kept.deviceID), .uuid(kept.id), .text(kept.kind.rawValue)])
         // `account_id = $1 AND active` is repeated outside the subquery: a row another
         // transaction moved to another account meanwhile is rechecked, and left alone.
         _ = try await connection.execute("""

@@ -7,7 +7,7 @@ struct StoredPushToken: Sendable, Equatable {
     /// The columns `init(row:)` reads, in order, for a query aliasing the table `t`.
     static let columns = """
         t.id, t.account_id, t.app, t.token, t.platform, t.environment, t.device_id, t.app_version, \
-        t.inactive_reason, t.created_at, t.last_seen_at
+        t.inactive_reason, t.created_at, t.last_seen_at, t.kind
         """
 
     var id: UUID
@@ -22,6 +22,7 @@ struct StoredPushToken: Sendable, Equatable {
     var inactiveReason: PushTokenInactiveReason?
     var createdAt: Date
     var lastSeenAt: Date
+    var kind: PushTokenKind
 
     init(row: PostgresRow) throws {
         id = try row.decode(0)
@@ -35,6 +36,7 @@ struct StoredPushToken: Sendable, Equatable {
         inactiveReason = try row.decode(8, as: String?.self).map { try Self.decode(PushTokenInactiveReason.self, $0) }
         createdAt = try row.decode(9)
         lastSeenAt = try row.decode(10)
+        kind = try Self.decode(PushTokenKind.self, try row.decode(11, as: String.self))
     }
 
     var message: Devices.PushToken {
@@ -50,6 +52,7 @@ struct StoredPushToken: Sendable, Equatable {
         message.lastSeenAt = Timestamp(lastSeenAt)
         message.accountID = accountID.uuidString.lowercased()
         message.app = app
+        message.kind = kind.message
         return message
     }
 

@@ -4,7 +4,7 @@ import Postgres
 /// never changes: add a new one.
 enum MembershipMigrations {
     static func all() -> [Migration] {
-        [tiers, tierGrants, appStore, referralsAndDecisions, publicWaitlist]
+        [tiers, tierGrants, appStore, referralsAndDecisions, publicWaitlist, videoCalls]
     }
 
     /// Tiers and their entitlements per app, as the seeds describe them (ÉLITE's free, plus and
@@ -157,5 +157,11 @@ enum MembershipMigrations {
             UNIQUE (app, join_number)
         );
         CREATE INDEX waitlist_entries_referred_by ON identity.waitlist_entries (referred_by) WHERE referred_by IS NOT NULL;
+        """)
+
+    /// Video calling (messaging's calls.proto) is ÉLITE BLACK's.
+    static let videoCalls = Migration(version: 35, name: "video calls entitlement", sql: """
+        ALTER TABLE identity.tiers ADD COLUMN video_calls boolean NOT NULL DEFAULT false;
+        UPDATE identity.tiers SET video_calls = true WHERE app = 'elite' AND tier = 'black';
         """)
 }

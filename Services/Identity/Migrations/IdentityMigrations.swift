@@ -95,6 +95,7 @@ enum IdentityMigrations {
             // Where identity's consumers of other services' events (ApplicantEvents) stand.
             Migration(version: 42, name: "event cursors", sql: EventConsumer.ddl(schema: "identity")),
             contactHashes,
+            DeviceMigrations.tokenKinds,
         ]
     }
 }

@@ -4,7 +4,7 @@ import Runtime
 /// Schema `messaging`: conversations (one per match, from discovery's events), their members'
 /// read markers, messages, the blocks identity reported, the event cursors of the streams
 /// followed, the realtime outbox each user's stream is served from, The Unseen's encounters and
-/// the outbox other services follow (encounter awards).
+/// the outbox other services follow (encounter awards), push's tables, and video calls.
 enum MessagingMigrations {
     static func all() throws -> [Migration] {
         let realtime = try RealtimeFeed.outbox()
@@ -76,8 +76,15 @@ enum MessagingMigrations {
                 """),
             Migration(version: 8, name: "encounters", sql: EncounterMigration.sql),
         ] + events.migrations(from: 9) + [events.occurredAtIndexMigration(version: 11)] + PushMigrations.migrations(from: 12)
-            + [icebreakerGeneration]
+            + [icebreakerGeneration, CallMigration.migration(version: 15), pushTypes]
     }
+
+    /// A job's APNs push type: "voip" (an incoming call, to the recipient's PushKit tokens when
+    /// they have any) or "alert".
+    static let pushTypes = Migration(version: 16, name: "push types", sql: """
+        ALTER TABLE messaging.push_jobs ADD COLUMN push_type text NOT NULL DEFAULT 'alert'
+            CHECK (push_type IN ('alert', 'voip'));
+        """)
 
     /// The generator's state per match: 0 not asked (no generator configured), 1 pending,
     /// 2 answered, 3 fell back to the pool (the failure kept); a lease while an instance asks.

@@ -9,6 +9,7 @@ enum NotificationCategory: Int16, CaseIterable, Sendable {
     case photosRevealed = 6
     case referralUsed = 7
     case encounterStep = 8
+    case call = 9
 
     /// `aps.category`.
     var name: String {
@@ -21,6 +22,7 @@ enum NotificationCategory: Int16, CaseIterable, Sendable {
         case .photosRevealed: "photos_revealed"
         case .referralUsed: "referral_used"
         case .encounterStep: "encounter_step"
+        case .call: "call"
         }
     }
 

@@ -18,4 +18,7 @@ struct PushJob: Sendable {
     var expiresAt: Int64
     /// How many times the job was leased (1 on its first send).
     var leases = 0
+    /// "voip": an incoming call, for the recipient's PushKit tokens (their alert tokens when
+    /// they registered none); "alert": everything else, for alert tokens only.
+    var pushType = "alert"
 }

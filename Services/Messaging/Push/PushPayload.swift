@@ -2,7 +2,8 @@ import CryptoCore
 
 /// The JSON body of a push (Apple: "Generating a remote notification"): `aps` with the alert,
 /// category and thread, the sound (none inside quiet hours, where the interruption level is
-/// passive), and our `deep_link` and `category` beside it.
+/// passive; an incoming call is time-sensitive otherwise), and our `deep_link`, `category` and
+/// any `data` beside it.
 struct PushPayload: Sendable {
     var title: String
     var body: String
@@ -12,6 +13,10 @@ struct PushPayload: Sendable {
     /// `<app>://...`, opened when the notification is tapped.
     var deepLink: String
     var quiet = false
+    /// `interruption-level: time-sensitive` (an incoming call), unless quiet.
+    var timeSensitive = false
+    /// More top-level string fields for the app (e.g. `call_id`).
+    var data: [String: String] = [:]
 
     /// The body as bytes, at most APNs's 4 KiB (the alert body is shortened to fit).
     func bytes() -> [UInt8] {
@@ -26,9 +31,13 @@ struct PushPayload: Sendable {
                 aps["interruption-level"] = .string("passive")
             } else {
                 aps["sound"] = .string("default")
+                if timeSensitive { aps["interruption-level"] = .string("time-sensitive") }
             }
-            let bytes = JSONValue.object(["aps": .object(aps), "deep_link": .string(deepLink),
-                                          "category": .string(category.name)]).serialized()
+            var fields: [String: JSONValue] = data.mapValues { .string($0) }
+            fields["aps"] = .object(aps)
+            fields["deep_link"] = .string(deepLink)
+            fields["category"] = .string(category.name)
+            let bytes = JSONValue.object(fields).serialized()
             if bytes.count <= 4096 || text.isEmpty { return bytes }
             text = String(text.prefix(max(0, text.count - (bytes.count - 4096) - 8))) + "…"
         }

@@ -6,13 +6,13 @@ import Runtime
 /// Turns events into push jobs, inside the transaction that records the event as applied (so
 /// a job is planned exactly once and never lost): messaging's own realtime outbox (a message to
 /// its recipient, a match to both members, a Swivo session's match, Momento reveals, encounter
-/// steps), identity's ReferralUsed, production's ApplicationStatusChanged and media's
+/// steps, incoming and missed calls), identity's ReferralUsed, production's ApplicationStatusChanged and media's
 /// EventRevealed (each member of a Momento event). A recipient who
 /// turned the category off gets no job; inside their quiet hours the push is silent.
 struct PushPlanner: Sendable {
     let maximumAge: Duration
 
-    static let realtimeTypes = ["MessageReceived", "MatchOpened", "SessionMatched", "PhotosRevealed", "EncounterStep"]
+    static let realtimeTypes = ["MessageReceived", "MatchOpened", "SessionMatched", "PhotosRevealed", "EncounterStep", "CallUpdated"]
     static let identityTypes = ["ReferralUsed"]
     static let productionTypes = ["ApplicationStatusChanged"]
     static let mediaTypes = ["EventRevealed"]
@@ -94,14 +94,44 @@ struct PushPlanner: Sendable {
                                        deepLink: "\(app)://encounter/\(step.encounterID)"),
                            to: recipient, app: app, source: source, reference: step.encounterID,
                            collapseID: "encounter-\(step.encounterID)-\(step.step)", on: connection)
+        case .callUpdated(let updated):
+            guard let call = updated.call, UUID(uuidString: call.calleeID) == recipient,
+                  let (payload, expiresAt) = Self.callAlert(call, app: app) else { return }
+            try await plan(payload, to: recipient, app: app, source: source, reference: call.callID,
+                           collapseID: "call-\(call.callID)", expiresAt: expiresAt,
+                           pushType: call.state == .ringing ? "voip" : "alert", on: connection)
         default:
             return
         }
     }
 
-    /// Queues `payload` for `account` unless they turned its category off.
+    /// The push that wakes a call's callee (time-sensitive, gone from APNs when the ring ends),
+    /// or the missed call replacing it (under the same collapse id), with when APNs stops
+    /// trying; nil for the other states (the callee's app is on the call then).
+    static func callAlert(_ call: Calls.Call, app: String) -> (PushPayload, Int64)? {
+        let data = ["call_id": call.callID, "conversation_id": call.conversationID, "caller_id": call.callerID]
+        switch call.state {
+        case .ringing:
+            var payload = PushPayload(title: "Incoming video call", body: "Your match is calling. Tap to answer.",
+                                      category: .call, threadID: call.conversationID, deepLink: "\(app)://call/\(call.callID)")
+            payload.timeSensitive = true
+            payload.data = data
+            return (payload, call.ringDeadline?.seconds ?? Int64(Date().timeIntervalSince1970) + 60)
+        case .missed, .cancelled:
+            var payload = PushPayload(title: "Missed video call", body: "Tap to call back.", category: .call,
+                                      threadID: call.conversationID, deepLink: "\(app)://conversation/\(call.conversationID)")
+            payload.data = data
+            return (payload, Int64(Date().timeIntervalSince1970) + 86_400)
+        default:
+            return nil
+        }
+    }
+
+    /// Queues `payload` for `account` unless they turned its category off; APNs keeps trying
+    /// until `expiresAt` (Unix seconds; a day by default).
     func plan(_ payload: PushPayload, to account: UUID, app: String, source: String, reference: String,
-              collapseID: String? = nil, priority: Int = 10, on connection: Connection) async throws {
+              collapseID: String? = nil, priority: Int = 10, expiresAt: Int64? = nil, pushType: String = "alert",
+              on connection: Connection) async throws {
         let preferences = try await PushPreferencesStore.read(account, on: connection)
         guard preferences.enabled[payload.category] ?? payload.category.enabledByDefault else { return }
         let now = Int64(Date().timeIntervalSince1970)
@@ -110,7 +140,8 @@ struct PushPlanner: Sendable {
         try await PushQueue.add(PushJob(source: source, account: account, app: app, category: payload.category,
                                         reference: reference, payload: payload.bytes(),
                                         collapseID: collapseID.map { String($0.utf8.prefix(64)) ?? $0 },
-                                        priority: priority, expiresAt: now + 86_400), on: connection)
+                                        priority: priority, expiresAt: expiresAt ?? now + 86_400, pushType: pushType),
+                                on: connection)
     }
 
     /// The alert for an encounter step worth waking its recipient for (the step as that side

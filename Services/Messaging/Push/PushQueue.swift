@@ -11,11 +11,12 @@ enum PushQueue {
     static func add(_ job: PushJob, on connection: Connection) async throws {
         _ = try await connection.execute("""
             INSERT INTO messaging.push_jobs (source, account_id, app, category, reference, payload, collapse_id, priority,
-                                             expires_at)
-            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, to_timestamp($9::int8))
+                                             expires_at, push_type)
+            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, to_timestamp($9::int8), $10)
             ON CONFLICT (source, account_id) DO NOTHING
             """, [.text(job.source), .uuid(job.account), .text(job.app), .int16(job.category.rawValue), .text(job.reference),
-                  .bytea(job.payload), .text(job.collapseID), .int16(Int16(job.priority)), .int64(job.expiresAt)])
+                  .bytea(job.payload), .text(job.collapseID), .int16(Int16(job.priority)), .int64(job.expiresAt),
+                  .text(job.pushType)])
     }
 
     /// Leases up to `limit` due jobs for `lease`, oldest first.
@@ -32,14 +33,15 @@ enum PushQueue {
                 SET available_at = now() + $2::int8 * interval '1 millisecond', leases = leases + 1
                 FROM due WHERE j.id = due.id
                 RETURNING j.id, j.source, j.account_id, j.app, j.category, j.reference, j.payload, j.collapse_id, j.priority,
-                          extract(epoch FROM j.expires_at)::int8, j.leases
+                          extract(epoch FROM j.expires_at)::int8, j.leases, j.push_type
                 """, [.int(limit), .int64(milliseconds(lease))])
             return try rows.compactMap { row in
                 guard let category = NotificationCategory(rawValue: try row.decode(4)) else { return nil }
                 return PushJob(id: try row.decode(0), source: try row.decode(1), account: try row.decode(2), app: try row.decode(3),
                                category: category, reference: try row.decode(5), payload: try row.decode(6),
                                collapseID: try row.decode(7), priority: Int(try row.decode(8, as: Int16.self)),
-                               expiresAt: try row.decode(9), leases: Int(try row.decode(10, as: Int32.self)))
+                               expiresAt: try row.decode(9), leases: Int(try row.decode(10, as: Int32.self)),
+                               pushType: try row.decode(11))
             }
         }
     }

@@ -8,7 +8,9 @@ import RPC
 
 /// Works the push queue on one instance: leases due jobs (other instances skip them), looks up
 /// each recipient's active APNs tokens in identity, sends to each, logs each delivery and
-/// finishes the job. A token already logged for the job (an instance crashed mid-job and the
+/// finishes the job. An incoming call (push type voip) goes to the recipient's PushKit tokens
+/// (`apns-push-type: voip`, topic `<bundle id>.voip`), or to their alert tokens as a
+/// time-sensitive alert when they registered none; every other push to alert tokens only. A token already logged for the job (an instance crashed mid-job and the
 /// lease ran out) is not sent again.
 struct PushWorker: Sendable {
     let pool: PostgresPool
@@ -47,7 +49,7 @@ struct PushWorker: Sendable {
                 try await PushQueue.finish(job.id, pool: pool)
                 return
             }
-            let tokens: [Devices.PushToken]
+            var tokens: [Devices.PushToken]
             do {
                 var request = Devices.ListActivePushTokensRequest()
                 request.app = job.app
@@ -64,8 +66,16 @@ struct PushWorker: Sendable {
                 return
             }
             let done = job.leases > 1 ? try await loggedTokens(of: job.id) : []
-            let notification = APNsNotification(topic: topic, priority: job.priority, collapseID: job.collapseID,
+            var notification = APNsNotification(topic: topic, priority: job.priority, collapseID: job.collapseID,
                                                 expiration: job.expiresAt, payload: job.payload)
+            let voip = tokens.filter { $0.kind == .voip }
+            if job.pushType == "voip" && !voip.isEmpty {
+                tokens = voip
+                notification.topic = topic + ".voip"
+                notification.pushType = "voip"
+            } else {
+                tokens.removeAll { $0.kind == .voip }
+            }
             for token in tokens {
                 let digest = SHA256Digest.hash(Array(token.token.lowercased().utf8))
                 guard !done.contains(digest) else { continue }

@@ -15,3 +15,14 @@ extension Runtime.TierCatalog where Failure == MessagingError {
         try await entitlements(app: app, tier: tier).entitlements.readReceipts
     }
 }
+
+extension Runtime.TierCatalog where Failure == MessagingError {
+    /// Whether a member of `tier` may start video calls, and the tier's name and display name
+    /// as listed (for the refusal).
+    func videoCalling(app: String, tier: String) async throws(MessagingError)
+        -> (allowed: Bool, tier: String, displayName: String) {
+        let (name, entitlements) = try await entitlements(app: app, tier: tier)
+        let displayName = try await tiers(app: app).first { $0.name == name }?.displayName ?? name
+        return (entitlements.videoCalls, name, displayName)
+    }
+}

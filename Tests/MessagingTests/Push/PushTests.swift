@@ -99,7 +99,7 @@ import TestSupport
         let push = PushClient(client: members.messaging[1].client)
 
         let defaults = try await push.getPushPreferences(options: ben.bearer)
-        #expect(defaults.categories.count == 8)
+        #expect(defaults.categories.count == 9)
         #expect(defaults.categories.filter { !$0.enabled }.map(\.category) == [.episodePublished])
 
         var off = Push.SetPushPreferencesRequest()

@@ -6,7 +6,7 @@ enum TierCatalog {
     static let columns = """
         t.tier, t.display_name, t.rank, t.likes_per_day, t.super_likes_per_day, t.see_who_liked_you,
         t.read_receipts, t.advanced_filters, t.incognito, t.boosts_per_month, t.referral_codes_per_month,
-        t.priority_in_discovery
+        t.priority_in_discovery, t.video_calls
         """
 
     /// The app's tiers, lowest rank first.
@@ -39,6 +39,7 @@ enum TierCatalog {
         entitlements.boostsPerMonth = try row.decode(9)
         entitlements.referralCodesPerMonth = try row.decode(10)
         entitlements.priorityInDiscovery = try row.decode(11)
+        entitlements.videoCalls = try row.decode(12)
         var tier = Membership.Tier()
         tier.name = try row.decode(0)
         tier.displayName = try row.decode(1)

@@ -49,6 +49,10 @@ public enum Devices {
         ///
         /// `string app = 11;`
         public var app: String = ""
+        /// ALERT or VOIP (never UNSPECIFIED here).
+        ///
+        /// `PushTokenKind kind = 12;`
+        public var kind: PushTokenKind = .unspecified
 
         public init() {}
 
@@ -63,7 +67,8 @@ public enum Devices {
             createdAt: Timestamp? = nil,
             lastSeenAt: Timestamp? = nil,
             accountID: String = "",
-            app: String = ""
+            app: String = "",
+            kind: PushTokenKind = .unspecified
         ) {
             self.token = token
             self.platform = platform
@@ -76,6 +81,7 @@ public enum Devices {
             self.lastSeenAt = lastSeenAt
             self.accountID = accountID
             self.app = app
+            self.kind = kind
         }
 
         public func encode(to writer: inout ProtoWriter) {
@@ -90,6 +96,7 @@ public enum Devices {
             if let value = self.lastSeenAt { writer.writeMessage(field: 9, value) }
             if !self.accountID.isEmpty { writer.writeString(field: 10, self.accountID) }
             if !self.app.isEmpty { writer.writeString(field: 11, self.app) }
+            if self.kind.rawValue != 0 { writer.writeEnum(field: 12, self.kind) }
         }
 
         public mutating func decodeField(_ field: Int, from reader: inout ProtoReader) throws {
@@ -105,6 +112,7 @@ public enum Devices {
             case 9: self.lastSeenAt = try reader.mergeMessage(self.lastSeenAt)
             case 10: self.accountID = try reader.readString()
             case 11: self.app = try reader.readString()
+            case 12: self.kind = try reader.readEnum(as: PushTokenKind.self)
             default: try reader.skipField()
             }
         }
@@ -133,6 +141,10 @@ public enum Devices {
         ///
         /// `string app_version = 5;`
         public var appVersion: String = ""
+        /// ALERT when unset; VOIP for APNs only (FCM: INVALID_PLATFORM).
+        ///
+        /// `PushTokenKind kind = 6;`
+        public var kind: PushTokenKind = .unspecified
 
         public init() {}
 
@@ -141,13 +153,15 @@ public enum Devices {
             platform: PushPlatform = .unspecified,
             environment: PushEnvironment = .unspecified,
             deviceID: String = "",
-            appVersion: String = ""
+            appVersion: String = "",
+            kind: PushTokenKind = .unspecified
         ) {
             self.token = token
             self.platform = platform
             self.environment = environment
             self.deviceID = deviceID
             self.appVersion = appVersion
+            self.kind = kind
         }
 
         public func encode(to writer: inout ProtoWriter) {
@@ -156,6 +170,7 @@ public enum Devices {
             if self.environment.rawValue != 0 { writer.writeEnum(field: 3, self.environment) }
             if !self.deviceID.isEmpty { writer.writeString(field: 4, self.deviceID) }
             if !self.appVersion.isEmpty { writer.writeString(field: 5, self.appVersion) }
+            if self.kind.rawValue != 0 { writer.writeEnum(field: 6, self.kind) }
         }
 
         public mutating func decodeField(_ field: Int, from reader: inout ProtoReader) throws {
@@ -165,6 +180,7 @@ public enum Devices {
             case 3: self.environment = try reader.readEnum(as: PushEnvironment.self)
             case 4: self.deviceID = try reader.readString()
             case 5: self.appVersion = try reader.readString()
+            case 6: self.kind = try reader.readEnum(as: PushTokenKind.self)
             default: try reader.skipField()
             }
         }
@@ -437,6 +453,23 @@ public enum Devices {
         public static let apns = PushPlatform(rawValue: 1)
         /// Firebase Cloud Messaging.
         public static let fcm = PushPlatform(rawValue: 2)
+    }
+
+    /// What a token wakes: the app's notifications (ALERT), or, for an iOS app taking calls, its
+    /// PushKit VoIP registration (VOIP, APNs only), which messaging uses for nothing but incoming
+    /// calls. A device holds one active token of each kind.
+    ///
+    /// `rendezvous.identity.v1.PushTokenKind`; unknown numbers are kept.
+    public struct PushTokenKind: ProtoEnum {
+        public var rawValue: Int32
+
+        public init(rawValue: Int32) { self.rawValue = rawValue }
+
+        /// Treated as ALERT.
+        public static let unspecified = PushTokenKind(rawValue: 0)
+        public static let alert = PushTokenKind(rawValue: 1)
+        /// A PushKit VoIP token (apns-push-type voip, topic <bundle id>.voip).
+        public static let voip = PushTokenKind(rawValue: 2)
     }
 
     /// Which APNs gateway the token belongs to (development builds get sandbox tokens).

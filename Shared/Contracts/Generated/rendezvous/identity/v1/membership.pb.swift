@@ -30,6 +30,10 @@ public enum Membership {
         public var referralCodesPerMonth: Int32 = 0
         /// `bool priority_in_discovery = 9;`
         public var priorityInDiscovery: Bool = false
+        /// May start video calls (messaging's calls.proto); ÉLITE BLACK.
+        ///
+        /// `bool video_calls = 10;`
+        public var videoCalls: Bool = false
 
         public init() {}
 
@@ -42,7 +46,8 @@ public enum Membership {
             incognito: Bool = false,
             boostsPerMonth: Int32 = 0,
             referralCodesPerMonth: Int32 = 0,
-            priorityInDiscovery: Bool = false
+            priorityInDiscovery: Bool = false,
+            videoCalls: Bool = false
         ) {
             self.likesPerDay = likesPerDay
             self.superLikesPerDay = superLikesPerDay
@@ -53,6 +58,7 @@ public enum Membership {
             self.boostsPerMonth = boostsPerMonth
             self.referralCodesPerMonth = referralCodesPerMonth
             self.priorityInDiscovery = priorityInDiscovery
+            self.videoCalls = videoCalls
         }
 
         public func encode(to writer: inout ProtoWriter) {
@@ -65,6 +71,7 @@ public enum Membership {
             if self.boostsPerMonth != 0 { writer.writeInt32(field: 7, self.boostsPerMonth) }
             if self.referralCodesPerMonth != 0 { writer.writeInt32(field: 8, self.referralCodesPerMonth) }
             if self.priorityInDiscovery { writer.writeBool(field: 9, self.priorityInDiscovery) }
+            if self.videoCalls { writer.writeBool(field: 10, self.videoCalls) }
         }
 
         public mutating func decodeField(_ field: Int, from reader: inout ProtoReader) throws {
@@ -78,6 +85,7 @@ public enum Membership {
             case 7: self.boostsPerMonth = try reader.readInt32()
             case 8: self.referralCodesPerMonth = try reader.readInt32()
             case 9: self.priorityInDiscovery = try reader.readBool()
+            case 10: self.videoCalls = try reader.readBool()
             default: try reader.skipField()
             }
         }

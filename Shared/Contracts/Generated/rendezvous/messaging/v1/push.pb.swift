@@ -159,6 +159,8 @@ public enum Push {
         public static let photosRevealed = PushCategory(rawValue: 6)
         public static let referralUsed = PushCategory(rawValue: 7)
         public static let encounterStep = PushCategory(rawValue: 8)
+        /// An incoming video call (calls.proto), and the missed call that replaces it.
+        public static let call = PushCategory(rawValue: 9)
     }
 
     /// `rendezvous.messaging.v1.PushErrorReason`; unknown numbers are kept.

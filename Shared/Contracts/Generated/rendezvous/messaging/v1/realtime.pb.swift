@@ -60,6 +60,7 @@ public enum Realtime {
             if case .sessionMatched(let value)? = self.event { writer.writeMessage(field: 8, value) }
             if case .photosRevealed(let value)? = self.event { writer.writeMessage(field: 9, value) }
             if case .encounterStep(let value)? = self.event { writer.writeMessage(field: 10, value) }
+            if case .callUpdated(let value)? = self.event { writer.writeMessage(field: 11, value) }
         }
 
         public mutating func decodeField(_ field: Int, from reader: inout ProtoReader) throws {
@@ -114,6 +115,12 @@ public enum Realtime {
                 } else {
                     self.event = .encounterStep(try reader.readMessage(EncounterStep.self))
                 }
+            case 11:
+                if case .callUpdated(let existing)? = self.event {
+                    self.event = .callUpdated(try reader.mergeMessage(existing))
+                } else {
+                    self.event = .callUpdated(try reader.readMessage(CallUpdated.self))
+                }
             default: try reader.skipField()
             }
         }
@@ -136,6 +143,8 @@ public enum Realtime {
             case photosRevealed(PhotosRevealed)
             /// `EncounterStep encounter_step = 10;`
             case encounterStep(EncounterStep)
+            /// `CallUpdated call_updated = 11;`
+            case callUpdated(CallUpdated)
         }
     }
 
@@ -391,6 +400,32 @@ public enum Realtime {
             case 1: self.encounterID = try reader.readString()
             case 2: self.step = try reader.readString()
             case 3: self.encounter = try reader.mergeMessage(self.encounter)
+            default: try reader.skipField()
+            }
+        }
+    }
+
+    /// A video call of the subscriber's changed state (calls.proto), to both sides; a call in state
+    /// RINGING reaching its callee is the incoming call.
+    ///
+    /// `rendezvous.messaging.v1.CallUpdated`.
+    public struct CallUpdated: ProtoMessage, Hashable {
+        /// `Call call = 1;`
+        public var call: Calls.Call?
+
+        public init() {}
+
+        public init(call: Calls.Call? = nil) {
+            self.call = call
+        }
+
+        public func encode(to writer: inout ProtoWriter) {
+            if let value = self.call { writer.writeMessage(field: 1, value) }
+        }
+
+        public mutating func decodeField(_ field: Int, from reader: inout ProtoReader) throws {
+            switch field {
+            case 1: self.call = try reader.mergeMessage(self.call)
             default: try reader.skipField()
             }
         }
