@@ -48,8 +48,10 @@ struct S3Server: Sendable {
         Int(try await control("/_test/multipart?bucket=\(Self.bucket)").trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1
     }
 
-    /// The next `count` S3 requests are answered 503 SlowDown.
-    func failNext(_ count: Int) async throws { _ = try await control("/_test/fail?count=\(count)") }
+    /// The next `count` S3 requests (those whose "/path?query" contains `matching`) are answered 503 SlowDown.
+    func failNext(_ count: Int, matching: String = "") async throws {
+        _ = try await control("/_test/fail?count=\(count)&match=\(matching)")
+    }
 
     private func control(_ path: String) async throws -> String {
         let response = try await HTTPProbe.get(path, port: port)

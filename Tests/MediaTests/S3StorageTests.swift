@@ -77,6 +77,52 @@ struct S3StorageTests {
         #expect(ranged.body == Array(bytes[start..<(start + 20)]))
     }
 
+    @Test func multipartFailingMidway_isAborted_andTheUploadResumesLater() async throws {
+        let users = try MediaUsers.make()
+        defer { users.close() }
+        let s3 = try S3Server.running
+        let applicant = try await users.join("firstdate")
+        let bytes = ImageFixtures.mp4(size: 11 << 20) + [1]
+        let status = try await users.media.createUpload(.init(kind: .videoSelfie, contentType: "video/mp4", size: Int64(bytes.count)),
+                                                        options: applicant.bearer)
+        // The second part meets 503 on every attempt: the commit gives up and aborts the upload.
+        try await s3.failNext(3, matching: "partNumber=2")
+        let failed = await reason { _ = try await users.send(bytes, to: status.uploadID, from: 0, as: applicant, chunk: 1 << 20) }
+        #expect(failed?.code == .unavailable)
+        #expect(failed?.reason == "STORAGE_UNAVAILABLE")
+        let key = Self.key(MediaUsers.sha256(bytes))
+        #expect(try await s3.requests().contains { $0.hasPrefix("DELETE /\(S3Server.bucket)/\(key)?uploadId=") })
+        #expect(try await s3.unfinishedMultipartUploads() == 0)
+        #expect(try await s3.objects()[key] == nil)
+        // Every byte stayed with media: the client finishes with no data to send.
+        let held = try await users.media.getUpload(.init(uploadID: status.uploadID), options: applicant.bearer)
+        #expect(held.receivedBytes == Int64(bytes.count))
+        let blob = try await users.media.upload(options: applicant.bearer) { call in
+            try await call.send(Media.UploadChunk(uploadID: status.uploadID, offset: Int64(bytes.count)))
+        }
+        #expect(blob.sha256 == MediaUsers.sha256(bytes))
+        #expect(try await s3.objects()[key] == bytes.count)
+    }
+
+    @Test func concurrentUploads_eachLandInTheBucket() async throws {
+        let users = try MediaUsers.make()
+        defer { users.close() }
+        let s3 = try S3Server.running
+        let user = try await users.join("swivo")
+        let blobs = try await withThrowingTaskGroup(of: (Media.Blob, Int).self) { group in
+            for seed in 50..<58 {
+                group.addTask {
+                    let bytes = ImageFixtures.jpeg(size: 200_000 + seed, seed: UInt8(seed))
+                    return (try await users.upload(bytes, type: "image/jpeg", as: user), bytes.count)
+                }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        let objects = try await s3.objects()
+        #expect(blobs.count == 8)
+        for (blob, size) in blobs { #expect(objects[Self.key(blob.sha256)] == size) }
+    }
+
     @Test func sameContentTwice_isStoredOnce() async throws {
         let users = try MediaUsers.make()
         defer { users.close() }

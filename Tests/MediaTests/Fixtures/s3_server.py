@@ -5,7 +5,8 @@ signing enforced (moto checks Signature V4 against an IAM user's secret only whe
 Prints "listening on PORT ACCESS_KEY_ID SECRET_ACCESS_KEY" once ready; runs until its standard
 input closes (the suite that started it ended, however it ended) or it is terminated.
 Besides S3 it answers, outside any bucket name:
-  GET /_test/fail?count=N   the next N S3 requests get 503 SlowDown (retries, outages)
+  GET /_test/fail?count=N[&match=TEXT]   the next N S3 requests (whose "/path?query" contains
+      TEXT, when given) get 503 SlowDown (retries, outages)
   GET /_test/log     the S3 requests so far, one "METHOD /path?query" per line
   GET /_test/keys?bucket=B   the bucket's object keys and sizes, one "key size" per line
   GET /_test/multipart?bucket=B   how many multipart uploads are unfinished
@@ -24,7 +25,7 @@ from moto.moto_server.werkzeug_app import DomainDispatcherApplication, create_ba
 from moto.s3.models import s3_backends
 from werkzeug.serving import make_server
 
-state = {"fail": 0, "log": []}
+state = {"fail": 0, "match": "", "log": []}
 lock = threading.Lock()
 
 
@@ -56,6 +57,7 @@ def application(moto):
             if path == "/_test/fail":
                 with lock:
                     state["fail"] = int(arguments.get("count", "0"))
+                    state["match"] = arguments.get("match", "")
                 return text(start_response, "200 OK", "")
             if path == "/_test/log":
                 with lock:
@@ -70,8 +72,9 @@ def application(moto):
                 return text(start_response, "200 OK", str(len(found.multiparts)))
             return text(start_response, "404 Not Found", "")
         with lock:
-            state["log"].append(f"{environ['REQUEST_METHOD']} {path}" + (f"?{query}" if query else ""))
-            failing = state["fail"] > 0
+            target = path + (f"?{query}" if query else "")
+            state["log"].append(f"{environ['REQUEST_METHOD']} {target}")
+            failing = state["fail"] > 0 and state["match"] in target
             if failing:
                 state["fail"] -= 1
         if failing:

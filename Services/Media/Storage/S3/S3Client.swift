@@ -38,7 +38,10 @@ struct S3Client: Sendable {
 
     /// Sends `call`, retrying what may pass; returns any 2xx or 404 answer.
     func send(_ call: Call) async throws -> OutboundHTTP.Response {
-        let payloadHash = call.payloadHash ?? SignatureV4.hex(SHA256Digest.hash(call.body))
+        let body = call.body
+        // Hashing a part (megabytes) is CPU work: on the request threads, not the cooperative pool.
+        var payloadHash = call.payloadHash ?? ""
+        if call.payloadHash == nil { payloadHash = try await http.run { SignatureV4.hex(SHA256Digest.hash(body)) } }
         var backoff = firstBackoff
         var lastFailure = ""
         for attempt in 1...attempts {
