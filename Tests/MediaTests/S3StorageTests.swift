@@ -123,6 +123,30 @@ struct S3StorageTests {
         for (blob, size) in blobs { #expect(objects[Self.key(blob.sha256)] == size) }
     }
 
+    @Test func virtualHostAddressing_putsTheBucketInTheHostName() async throws {
+        let users = try MediaUsers.make()
+        defer { users.close() }
+        let s3 = try S3Server.running
+        // libcurl resolves any *.localhost name to the loopback address, so `media-tests.localhost`
+        // reaches moto, which reads the bucket from the Host header.
+        let virtual = try await users.stack.startAnotherMedia(environment: [
+            "RV_MEDIA_S3_ADDRESSING": "virtual-host", "RV_MEDIA_S3_ENDPOINT": "http://localhost:\(s3.port)",
+        ])
+        let client = RPCClient(host: "127.0.0.1", port: virtual.port)
+        defer { client.close() }
+        let viaHost = MediaUsers(identity: users.identity, media: MediaClient(client: client), photos: users.photos,
+                                 momento: users.momento, stack: users.stack)
+        let user = try await users.join("swivo")
+        let bytes = ImageFixtures.png(size: 25_000, seed: 41)
+        let blob = try await viaHost.upload(bytes, as: user)
+        let key = Self.key(blob.sha256)
+        #expect(try await s3.objects()[key] == bytes.count)
+        #expect(try await s3.requests().contains("PUT /\(key)"))
+        let signed = try await viaHost.media.getDownloadURL(.init(blobID: blob.blobID), options: user.bearer)
+        #expect(try await Curl.get("http://127.0.0.1:\(virtual.port)\(signed.url)", http2: true).body == bytes)
+        await virtual.stop()
+    }
+
     @Test func sameContentTwice_isStoredOnce() async throws {
         let users = try MediaUsers.make()
         defer { users.close() }
