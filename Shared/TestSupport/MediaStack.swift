@@ -43,6 +43,16 @@ package final class MediaStack: Sendable {
     /// Starts both (and the edge when `withEdge`), media with `mediaEnvironment` added to its
     /// settings; fails with the db.sh hint when Postgres is down.
     package static func start(withEdge: Bool = false, mediaEnvironment: [String: String] = [:]) async throws -> MediaStack {
+        await MediaBackendLock.shared.acquire(mediaEnvironment["RV_MEDIA_STORAGE"] ?? "local")
+        do {
+            return try await startHoldingBackend(withEdge: withEdge, mediaEnvironment: mediaEnvironment)
+        } catch {
+            await MediaBackendLock.shared.release()
+            throw error
+        }
+    }
+
+    private static func startHoldingBackend(withEdge: Bool, mediaEnvironment: [String: String]) async throws -> MediaStack {
         try await TestDatabase.makePool(TestDatabase.configuration(role: "media", poolSize: 1)).close()
         let identity = try await DiscoveryStack.startIdentity(credentials: "media=\(mediaSecret)")
         let storage = sharedStorage
@@ -99,6 +109,7 @@ package final class MediaStack: Sendable {
         await media.stop()
         await identity.stop()
         Self.releaseStorage()
+        await MediaBackendLock.shared.release()
     }
 
     /// Removes the shared blob folder once no stack of this process uses it.
