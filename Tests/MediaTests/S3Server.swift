@@ -53,6 +53,11 @@ struct S3Server: Sendable {
         _ = try await control("/_test/fail?count=\(count)&match=\(matching)")
     }
 
+    /// The next `count` S3 requests are answered `delay` late.
+    func stallNext(_ count: Int, by delay: Duration) async throws {
+        _ = try await control("/_test/stall?count=\(count)&ms=\(delay.components.seconds * 1000 + delay.components.attoseconds / 1_000_000_000_000_000)")
+    }
+
     private func control(_ path: String) async throws -> String {
         let response = try await HTTPProbe.get(path, port: port)
         guard response.status == 200 else { throw SubprocessError(message: "s3 server \(path): \(response.status) \(response.body)") }

@@ -201,6 +201,36 @@ struct S3StorageTests {
         #expect(try await s3.objects()[Self.key(blob.sha256)] == bytes.count)
     }
 
+    @Test func timeouts_areRetried_andAStoreThatKeepsStallingIsUnavailable() async throws {
+        let users = try MediaUsers.make()
+        defer { users.close() }
+        let s3 = try S3Server.running
+        let impatient = try await users.stack.startAnotherMedia(environment: ["RV_MEDIA_S3_TIMEOUT_MS": "800"])
+        let client = RPCClient(host: "127.0.0.1", port: impatient.port)
+        defer { client.close() }
+        let viaImpatient = MediaUsers(identity: users.identity, media: MediaClient(client: client), photos: users.photos,
+                                      momento: users.momento, stack: users.stack)
+        let user = try await users.join("swivo")
+        // One answer 2.5 s late: that attempt times out after 800 ms (room for a loaded machine's
+        // ordinary answers), the next one goes through.
+        try await s3.stallNext(1, by: .milliseconds(2500))
+        let bytes = ImageFixtures.png(size: 20_000, seed: 42)
+        let blob = try await viaImpatient.upload(bytes, as: user)
+        #expect(try await s3.objects()[Self.key(blob.sha256)] == bytes.count)
+        // Every attempt late: UNAVAILABLE, saying it timed out.
+        try await s3.stallNext(3, by: .milliseconds(2500))
+        do {
+            _ = try await viaImpatient.upload(ImageFixtures.png(size: 20_000, seed: 43), as: user)
+            Issue.record("an upload went through a stalled store")
+        } catch let error as RPCError {
+            #expect(error.code == .unavailable)
+            #expect(error.reason == "STORAGE_UNAVAILABLE")
+            #expect(error.message.contains("timed out"), "\(error.message)")
+        }
+        try await s3.stallNext(0, by: .zero)
+        await impatient.stop()
+    }
+
     @Test func wrongSecretKey_isStorageUnavailable_andTheBytesWaitForAResume() async throws {
         let users = try MediaUsers.make()
         defer { users.close() }

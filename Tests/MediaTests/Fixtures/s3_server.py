@@ -7,6 +7,7 @@ input closes (the suite that started it ended, however it ended) or it is termin
 Besides S3 it answers, outside any bucket name:
   GET /_test/fail?count=N[&match=TEXT]   the next N S3 requests (whose "/path?query" contains
       TEXT, when given) get 503 SlowDown (retries, outages)
+  GET /_test/stall?count=N&ms=M   the next N S3 requests are answered M milliseconds late (timeouts)
   GET /_test/log     the S3 requests so far, one "METHOD /path?query" per line
   GET /_test/keys?bucket=B   the bucket's object keys and sizes, one "key size" per line
   GET /_test/multipart?bucket=B   how many multipart uploads are unfinished
@@ -18,6 +19,7 @@ os.environ["INITIAL_NO_AUTH_ACTION_COUNT"] = "0"  # before moto reads its settin
 import signal
 import sys
 import threading
+import time
 
 from moto.core import DEFAULT_ACCOUNT_ID
 from moto.iam.models import iam_backends
@@ -25,7 +27,7 @@ from moto.moto_server.werkzeug_app import DomainDispatcherApplication, create_ba
 from moto.s3.models import s3_backends
 from werkzeug.serving import make_server
 
-state = {"fail": 0, "match": "", "log": []}
+state = {"fail": 0, "match": "", "stall": 0, "stall_ms": 0, "log": []}
 lock = threading.Lock()
 
 
@@ -59,6 +61,11 @@ def application(moto):
                     state["fail"] = int(arguments.get("count", "0"))
                     state["match"] = arguments.get("match", "")
                 return text(start_response, "200 OK", "")
+            if path == "/_test/stall":
+                with lock:
+                    state["stall"] = int(arguments.get("count", "0"))
+                    state["stall_ms"] = int(arguments.get("ms", "0"))
+                return text(start_response, "200 OK", "")
             if path == "/_test/log":
                 with lock:
                     return text(start_response, "200 OK", "".join(line + "\n" for line in state["log"]))
@@ -77,6 +84,11 @@ def application(moto):
             failing = state["fail"] > 0 and state["match"] in target
             if failing:
                 state["fail"] -= 1
+            stall = state["stall_ms"] if state["stall"] > 0 else 0
+            if stall:
+                state["stall"] -= 1
+        if stall:
+            time.sleep(stall / 1000)
         if failing:
             return text(start_response, "503 Slow Down",
                         "<?xml version='1.0'?><Error><Code>SlowDown</Code><Message>Reduce your request rate.</Message></Error>")
