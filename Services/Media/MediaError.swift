@@ -43,6 +43,8 @@ enum MediaError: Error, Sendable, Equatable, RPCErrorConvertible {
     case memberNotFound
     case invalidPageToken
     case invalidPageSize
+    /// The blob store failed; `detail` says how, for operators (never a key, URL or credential).
+    case storageUnavailable(detail: String)
 
     var rpcError: RPCError {
         switch self {
@@ -133,6 +135,8 @@ enum MediaError: Error, Sendable, Equatable, RPCErrorConvertible {
             RPCError(Media.ErrorReason.invalidPageToken, message: "page_token is not one of ours")
         case .invalidPageSize:
             RPCError(Media.ErrorReason.invalidPageSize, message: "page_size must not be negative")
+        case .storageUnavailable(let detail):
+            RPCError(Media.ErrorReason.storageUnavailable, message: "media storage is unavailable: \(detail); try again later")
         }
     }
 }

@@ -9,7 +9,8 @@ import Runtime
 
 /// `media`: uploads, blobs and signed downloads, on 127.0.0.1:7105 by default (RV_MEDIA_PORT),
 /// schema `media` as role rv_media (RV_PG_URL_MEDIA). Blobs under RV_MEDIA_STORAGE_DIR
-/// (default .data/media); download URLs signed with RV_MEDIA_URL_SECRET and served by plain
+/// (default .data/media), or in an S3-compatible bucket with RV_MEDIA_STORAGE=s3 (`S3Settings`);
+/// download URLs signed with RV_MEDIA_URL_SECRET and served by plain
 /// HTTP GET on the gRPC port (HTTP/2, h2c) and the admin port (HTTP/1.1). Follows identity
 /// (RV_IDENTITY_ADDRESS, default 127.0.0.1:7101) for signing keys, revocations and
 /// AccountDeleted; its own credential (RV_SERVICE_NAME, RV_SERVICE_SECRET) must be one identity
@@ -37,7 +38,7 @@ struct MediaMain {
             let pool = try await context.makePostgresPool(schema: "media", migrations: try MediaMigrations.all())
             let io = BlockingWorkPool(threads: 4, name: "rv-media-io")
             context.onShutdown("storage threads") { io.stop() }
-            let storage = try LocalBlobStorage(root: settings.storageDirectory, io: io)
+            let storage = try makeStorage(settings, io: io, context: context)
             let outbox = try Outbox(schema: "media")
             let notifier = try await OutboxNotifier(configuration: pool.configuration, channel: outbox.channel)
             context.onShutdown("outbox notifier") { notifier.close() }
@@ -63,5 +64,18 @@ struct MediaMain {
             for interceptor in server.interceptors { context.addInterceptor(interceptor) }
             return server.services
         }
+    }
+
+    /// The local backend, or the S3 one (with a readiness check on its bucket) when configured.
+    private static func makeStorage(_ settings: MediaSettings, io: BlockingWorkPool, context: ServiceContext) throws -> any BlobStorage {
+        guard let s3 = settings.s3 else { return try LocalBlobStorage(root: settings.storageDirectory, io: io) }
+        // Requests to the store block their thread for as long as the store takes: threads of
+        // their own, so a slow store never holds up the staging folder's file I/O.
+        let http = BlockingWorkPool(threads: 8, name: "rv-media-s3")
+        context.onShutdown("s3 threads") { http.stop() }
+        let storage = try S3BlobStorage(settings: s3, stagingRoot: settings.storageDirectory, io: io, http: http)
+        context.addReadinessCheck("storage") { try await storage.checkBucket() }
+        context.logger.info("blobs in S3 bucket \(s3.bucket) at \(s3.endpoint.absoluteString)")
+        return storage
     }
 }

@@ -8,8 +8,11 @@ struct MediaSettings: Sendable {
     /// Where identity answers (`RV_IDENTITY_ADDRESS`, host:port): signing keys, events.
     var identityHost = "127.0.0.1"
     var identityPort = 7101
-    /// The blob folder of the local filesystem backend (`RV_MEDIA_STORAGE_DIR`, default `.data/media`).
+    /// The blob folder of the local filesystem backend (`RV_MEDIA_STORAGE_DIR`, default `.data/media`);
+    /// with S3, the staging folder of unfinished uploads.
     var storageDirectory = ".data/media"
+    /// The S3-compatible bucket blobs live in when `RV_MEDIA_STORAGE=s3` (nil: the local backend).
+    var s3: S3Settings?
     /// The HMAC-SHA256 key of download URLs (`RV_MEDIA_URL_SECRET`, at least 32 bytes). Without it
     /// a random key is made at start, so URLs stop working when the process restarts (and are not
     /// shared between instances): development only.
@@ -87,6 +90,7 @@ struct MediaSettings: Sendable {
             }
             settings.urlSecret = Array(secret.utf8)
         }
+        settings.s3 = try S3Settings.load(from: environment)
         if let address = environment[identityAddressVariable] {
             (settings.identityHost, settings.identityPort) = try EnvironmentReader.hostAndPort(address, variable: identityAddressVariable)
         }

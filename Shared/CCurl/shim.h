@@ -18,6 +18,10 @@ static inline CURLcode ccurl_setopt_write(CURL *handle, ccurl_write_callback cal
     CURLcode code = curl_easy_setopt(handle, CURLOPT_WRITEFUNCTION, callback);
     return code != CURLE_OK ? code : curl_easy_setopt(handle, CURLOPT_WRITEDATA, context);
 }
+static inline CURLcode ccurl_setopt_header(CURL *handle, ccurl_write_callback callback, void *context) {
+    CURLcode code = curl_easy_setopt(handle, CURLOPT_HEADERFUNCTION, callback);
+    return code != CURLE_OK ? code : curl_easy_setopt(handle, CURLOPT_HEADERDATA, context);
+}
 static inline long ccurl_response_code(CURL *handle) {
     long code = 0;
     curl_easy_getinfo(handle, CURLINFO_RESPONSE_CODE, &code);

@@ -28,29 +28,46 @@ package final class MediaStack: Sendable {
     package let edge: NginxEdge?
 
     private init(identity: EndToEndServiceProcess, media: EndToEndServiceProcess, storageDirectory: String, mediaAdminPort: Int,
-                 edge: NginxEdge?) {
+                 edge: NginxEdge?, mediaEnvironment: [String: String]) {
         self.identity = identity
         self.media = media
         self.storageDirectory = storageDirectory
         self.mediaAdminPort = mediaAdminPort
         self.edge = edge
+        self.mediaEnvironment = mediaEnvironment
     }
 
-    /// Starts both (and the edge when `withEdge`); fails with the db.sh hint when Postgres is down.
-    package static func start(withEdge: Bool = false) async throws -> MediaStack {
+    /// Settings added to every media of this stack (e.g. `RV_MEDIA_STORAGE=s3` and its bucket).
+    package let mediaEnvironment: [String: String]
+
+    /// Starts both (and the edge when `withEdge`), media with `mediaEnvironment` added to its
+    /// settings; fails with the db.sh hint when Postgres is down.
+    package static func start(withEdge: Bool = false, mediaEnvironment: [String: String] = [:]) async throws -> MediaStack {
+        await MediaBackendLock.shared.acquire(mediaEnvironment["RV_MEDIA_STORAGE"] ?? "local")
+        do {
+            return try await startHoldingBackend(withEdge: withEdge, mediaEnvironment: mediaEnvironment)
+        } catch {
+            await MediaBackendLock.shared.release()
+            throw error
+        }
+    }
+
+    private static func startHoldingBackend(withEdge: Bool, mediaEnvironment: [String: String]) async throws -> MediaStack {
         try await TestDatabase.makePool(TestDatabase.configuration(role: "media", poolSize: 1)).close()
         let identity = try await DiscoveryStack.startIdentity(credentials: "media=\(mediaSecret)")
         let storage = sharedStorage
         running.withLock { $0 += 1 }
         let adminPort = try LocalPort.free()
         do {
-            let media = try await startMedia(identityPort: identity.port, storage: storage, adminPort: adminPort)
+            let media = try await startMedia(identityPort: identity.port, storage: storage, adminPort: adminPort,
+                                             environment: mediaEnvironment)
             do {
                 let edge = withEdge
                     ? try await NginxEdge.start(routes: ["/rendezvous.identity.": identity.port, "/rendezvous.media.": media.port],
                                                 httpRoutes: ["/media/v1/blobs/": adminPort])
                     : nil
-                return MediaStack(identity: identity, media: media, storageDirectory: storage, mediaAdminPort: adminPort, edge: edge)
+                return MediaStack(identity: identity, media: media, storageDirectory: storage, mediaAdminPort: adminPort, edge: edge,
+                                  mediaEnvironment: mediaEnvironment)
             } catch {
                 await media.stop()
                 throw error
@@ -63,22 +80,25 @@ package final class MediaStack: Sendable {
     }
 
     /// Another media instance on the same database and blob folder (as a second replica behind
-    /// the edge); the caller stops it.
-    package func startAnotherMedia() async throws -> EndToEndServiceProcess {
-        try await Self.startMedia(identityPort: identity.port, storage: storageDirectory, adminPort: 0)
+    /// the edge), its settings changed by `environment` and its admin listener on `adminPort`
+    /// (0: any); the caller stops it.
+    package func startAnotherMedia(environment: [String: String] = [:], adminPort: Int = 0) async throws -> EndToEndServiceProcess {
+        try await Self.startMedia(identityPort: identity.port, storage: storageDirectory, adminPort: adminPort,
+                                  environment: mediaEnvironment.merging(environment) { $1 })
     }
 
     /// A media executable following identity on `identityPort`; its reveal job looks for due
     /// events every 50 ms and its sweeper for expired uploads every 100 ms, so tests wait little.
-    private static func startMedia(identityPort: Int, storage: String, adminPort: Int) async throws -> EndToEndServiceProcess {
-        try await EndToEndServiceProcess.start("media", environment: [
+    private static func startMedia(identityPort: Int, storage: String, adminPort: Int,
+                                   environment: [String: String]) async throws -> EndToEndServiceProcess {
+        try await EndToEndServiceProcess.start("media", environment: environment.merging([
             "RV_MEDIA_PORT": "0", "RV_MEDIA_ADMIN_PORT": String(adminPort),
             "RV_PG_URL_MEDIA": DiscoveryStack.postgresURL(role: "media"),
             "RV_IDENTITY_ADDRESS": "127.0.0.1:\(identityPort)", "RV_LOG_LEVEL": "warning",
             "RV_SERVICE_NAME": "media", "RV_SERVICE_SECRET": mediaSecret,
             "RV_MEDIA_STORAGE_DIR": storage, "RV_MEDIA_URL_SECRET": urlSecret, "RV_MEDIA_REVEAL_INTERVAL_MS": "50",
             "RV_MEDIA_SWEEP_INTERVAL_MS": "100",
-        ])
+        ]) { configured, _ in configured })
     }
 
     /// Both processes' logs, for a failure's report.
@@ -89,6 +109,7 @@ package final class MediaStack: Sendable {
         await media.stop()
         await identity.stop()
         Self.releaseStorage()
+        await MediaBackendLock.shared.release()
     }
 
     /// Removes the shared blob folder once no stack of this process uses it.

@@ -10,6 +10,11 @@
   - The reveal of a Momento event holding 5,000 photos (rows seeded with SQL; the reveal job
     runs every RV_MEDIA_REVEAL_INTERVAL_MS, 1000 by default): from the release time to
     EventRevealed in media's outbox, then the first page of the gallery (50 signed URLs).
+
+RV_BENCH_MEDIA_STORAGE=s3 runs the uploads and GETs with media's S3 backend against moto in
+server mode (Tests/MediaTests/Fixtures/s3_server.py, signatures checked) instead of the local
+folder, and skips the reveal (it never touches blob storage). moto is a Python server: it, not
+media, sets the pace there.
 """
 import os
 import shutil
@@ -32,6 +37,7 @@ PHOTO = 2 * 1024 * 1024
 CHUNK = 256 * 1024
 STREAMS = 16
 REVEAL_PHOTOS = 5_000
+STORAGE = os.environ.get("RV_BENCH_MEDIA_STORAGE", "local")
 
 
 def url(role):
@@ -68,6 +74,23 @@ def png(size):
     return header + os.urandom(size - len(header))
 
 
+def start_s3():
+    """moto with a bucket; returns the process and media's settings for it."""
+    fixture = os.path.join(ROOT, "Tests/MediaTests/Fixtures/s3_server.py")
+    process = subprocess.Popen([sys.executable, fixture], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                               stderr=subprocess.DEVNULL)
+    words = process.stdout.readline().decode().split()
+    if len(words) != 5:
+        sys.exit("the S3 server did not start (pip install 'moto[server]')")
+    port, key, secret = int(words[2]), words[3], words[4]
+    import boto3
+    boto3.client("s3", endpoint_url=f"http://127.0.0.1:{port}", aws_access_key_id=key, aws_secret_access_key=secret,
+                 region_name="us-east-1").create_bucket(Bucket="media-bench")
+    return process, {"RV_MEDIA_STORAGE": "s3", "RV_MEDIA_S3_ENDPOINT": f"http://127.0.0.1:{port}",
+                     "RV_MEDIA_S3_BUCKET": "media-bench", "RV_MEDIA_S3_ACCESS_KEY_ID": key,
+                     "RV_MEDIA_S3_SECRET_ACCESS_KEY": secret}
+
+
 def main():
     for name in ("identity", "media"):
         if not os.path.exists(os.path.join(ROOT, ".build/release", name)):
@@ -77,10 +100,11 @@ def main():
     identity_port, media_port, media_admin = free_port(), free_port(), free_port()
     identity = start("identity", {"RV_IDENTITY_PORT": str(identity_port), "RV_IDENTITY_ADMIN_PORT": str(free_port()),
                                   "RV_PG_URL_IDENTITY": url("identity"), "RV_LOG_LEVEL": "warning"})
-    media = start("media", {"RV_MEDIA_PORT": str(media_port), "RV_MEDIA_ADMIN_PORT": str(media_admin),
-                            "RV_PG_URL_MEDIA": url("media"), "RV_LOG_LEVEL": "warning",
-                            "RV_IDENTITY_ADDRESS": f"127.0.0.1:{identity_port}", "RV_MEDIA_STORAGE_DIR": storage,
-                            "RV_MEDIA_URL_SECRET": uuid.uuid4().hex + uuid.uuid4().hex})
+    s3, s3_settings = start_s3() if STORAGE == "s3" else (None, {})
+    media = start("media", dict({"RV_MEDIA_PORT": str(media_port), "RV_MEDIA_ADMIN_PORT": str(media_admin),
+                                 "RV_PG_URL_MEDIA": url("media"), "RV_LOG_LEVEL": "warning",
+                                 "RV_IDENTITY_ADDRESS": f"127.0.0.1:{identity_port}", "RV_MEDIA_STORAGE_DIR": storage,
+                                 "RV_MEDIA_URL_SECRET": uuid.uuid4().hex + uuid.uuid4().hex}, **s3_settings))
     try:
         session = identity_pb2_grpc.IdentityStub(grpc.insecure_channel(f"127.0.0.1:{identity_port}")).SignInAnonymously(
             identity_pb2.SignInAnonymouslyRequest(app="momento", device_name="bench"))
@@ -127,7 +151,8 @@ def main():
             thread.join()
         elapsed = time.time() - started
         cpu = (cpu_seconds(media.pid) - before) / elapsed * 100
-        print(f"media (release), 2 cores shared with Postgres and the clients; {SECONDS} s per run")
+        where = "S3 backend against moto (Python, same machine)" if s3 else "local folder"
+        print(f"media (release), blobs: {where}; 2 cores shared with Postgres and the clients; {SECONDS} s per run")
         print(f"uploads of 2 MiB photos, {STREAMS} concurrent grpcio streams: {done[0]} in {elapsed:.1f} s = "
               f"{done[0] / elapsed:.1f}/s, {done[0] * PHOTO / elapsed / 1e6:.0f} MB/s, server CPU {cpu:.0f}%, "
               f"RSS {rss_kib(media.pid) / 1024:.0f} MiB, errors {len(errors)}{' (' + errors[0] + ')' if errors else ''}",
@@ -152,6 +177,8 @@ def main():
             print(f"{streams:>7} {rps:>8.0f} {rps * PHOTO / 1e6:>8.0f} {percentile(values, 0.5) / 1000:>8.2f} "
                   f"{percentile(values, 0.99) / 1000:>8.2f} {cpu:>7.0f}%", flush=True)
 
+        if s3:
+            return
         # The reveal of an event with 5,000 photos.
         momento = momento_pb2_grpc.MomentoEventsStub(grpc.insecure_channel(f"127.0.0.1:{media_port}"))
         from google.protobuf.timestamp_pb2 import Timestamp
@@ -182,6 +209,9 @@ def main():
         for process in (media, identity):
             process.terminate()
             process.wait(timeout=15)
+        if s3:
+            s3.stdin.close()  # the fixture exits when its input closes
+            s3.wait(timeout=15)
         shutil.rmtree(storage, ignore_errors=True)  # about 200 MB per second of uploads
 
 

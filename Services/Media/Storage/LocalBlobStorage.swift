@@ -43,6 +43,15 @@ struct LocalBlobStorage: BlobStorage {
         return try await io.run { try Self.readFile(path, range: nil) ?? [] }
     }
 
+    /// Bytes `range` of the part (fewer at its end), to copy a large part out in pieces.
+    func readPart(_ upload: UUID, range: Range<Int64>) async throws -> [UInt8] {
+        let path = partPath(upload)
+        return try await io.run {
+            guard let bytes = try Self.readFile(path, range: range) else { throw StorageError.missing }
+            return bytes
+        }
+    }
+
     func openPart(_ upload: UUID) async throws -> any PartWriter {
         let path = partPath(upload)
         let fd = try await io.run {

@@ -410,6 +410,9 @@ public enum Media {
         public static let memberNotFound = ErrorReason(rawValue: 38)
         public static let invalidPageToken = ErrorReason(rawValue: 39)
         public static let invalidPageSize = ErrorReason(rawValue: 40)
+        /// The blob store (the S3-compatible backend) cannot be reached or refuses media's requests;
+        /// the bytes of an unfinished upload are kept, so the upload can resume later.
+        public static let storageUnavailable = ErrorReason(rawValue: 50)
 
         /// The reason as ErrorInfo.reason spells it; nil for a number this contract does not know.
         public var name: String? {
@@ -454,6 +457,7 @@ public enum Media {
             case 38: "MEMBER_NOT_FOUND"
             case 39: "INVALID_PAGE_TOKEN"
             case 40: "INVALID_PAGE_SIZE"
+            case 50: "STORAGE_UNAVAILABLE"
             default: nil
             }
         }
@@ -501,6 +505,7 @@ public enum Media {
             case 38: .notFound
             case 39: .invalidArgument
             case 40: .invalidArgument
+            case 50: .unavailable
             default: .unknown
             }
         }
@@ -548,6 +553,7 @@ public enum Media {
             case "MEMBER_NOT_FOUND": self = .memberNotFound
             case "INVALID_PAGE_TOKEN": self = .invalidPageToken
             case "INVALID_PAGE_SIZE": self = .invalidPageSize
+            case "STORAGE_UNAVAILABLE": self = .storageUnavailable
             default: return nil
             }
         }
