@@ -42,6 +42,8 @@ let package = Package(
                        providers: [.apt(["zlib1g-dev"])]),
         .systemLibrary(name: "CCurl", path: "Shared/CCurl", pkgConfig: "libcurl",
                        providers: [.apt(["libcurl4-openssl-dev"])]),
+        .systemLibrary(name: "CVips", path: "Shared/CVips", pkgConfig: "vips",
+                       providers: [.apt(["libvips-dev"])]),
 
         // Shared modules.
         .target(name: "Wire", path: "Shared/Wire", swiftSettings: swiftSettings),
@@ -98,7 +100,7 @@ let package = Package(
                                                             "Postgres", "RPC", "Runtime",
                                                             .product(name: "Logging", package: "swift-log")],
                           path: "Services/Messaging", swiftSettings: swiftSettings),
-        .executableTarget(name: "Media", dependencies: ["Auth", "Contracts", "CryptoCore", "Postgres", "RPC", "Runtime"],
+        .executableTarget(name: "Media", dependencies: ["Auth", "Contracts", "CryptoCore", "CVips", "Postgres", "RPC", "Runtime"],
                           path: "Services/Media", swiftSettings: swiftSettings),
 
         .executableTarget(name: "DBBenchServer", dependencies: ["Runtime", "RPC", "Postgres", "Contracts", "Auth"],
@@ -133,7 +135,7 @@ let package = Package(
                                                            "Runtime", "IOLoop",
                                                            "TestSupport"],
                     exclude: ["Fixtures"], swiftSettings: swiftSettings),
-        .testTarget(name: "MediaTests", dependencies: ["Media", "Auth", "Contracts", "Postgres", "RPC", "Runtime", "TestSupport"],
+        .testTarget(name: "MediaTests", dependencies: ["Media", "Auth", "Contracts", "CVips", "Postgres", "RPC", "Runtime", "TestSupport"],
                     swiftSettings: swiftSettings),
         .testTarget(name: "GatewayClientTests", dependencies: ["GatewayClient", "Contracts", "RPC", "TestSupport",
                                                             "CryptoCore", "HTTP2", "Wire", "Auth", "Runtime",
