@@ -2,7 +2,8 @@
 /// stored (uncompressed) deflate blocks, padded to an exact size with a private ancillary chunk
 /// that decoders skip. For tests whose photos must decode (media renders every photo it serves).
 package enum RealPNG {
-    /// A `width`×`height` PNG exactly `size` bytes long (at least its pixels' size plus ~80 bytes).
+    /// A `width`×`height` PNG exactly `size` bytes long (at least its pixels' size plus ~80 bytes);
+    /// `seed` changes the bytes (so that each test's photo is a new content).
     package static func make(width: Int, height: Int, size: Int? = nil, seed: Int = 0) -> [UInt8] {
         let rowBytes = (width + 7) / 8
         var raw: [UInt8] = []
@@ -17,7 +18,8 @@ package enum RealPNG {
         if let size {
             let padding = size - bytes.count - 12 - 12
             precondition(padding >= 0, "\(width)x\(height) does not fit in \(size) bytes")
-            bytes += chunk("ruST", [UInt8](repeating: 0x55, count: padding))
+            let mark = (0..<8).map { UInt8(truncatingIfNeeded: seed >> ($0 * 8)) }
+            bytes += chunk("ruST", Array((mark + [UInt8](repeating: 0x55, count: max(0, padding - 8))).prefix(padding)))
         }
         return bytes + chunk("IEND", [])
     }

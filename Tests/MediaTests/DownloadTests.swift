@@ -18,7 +18,7 @@ struct DownloadTests {
         let owner = try await users.join("elite")
         let viewer = try await users.join("elite")
         // A photo is served as its full-size rendition (RenditionTests): the same bytes on both.
-        let bytes = try PhotoFixtures.image(width: 1024, height: 768, type: "jpeg", seed: Int.random(in: 0..<1_000_000))
+        let bytes = try PhotoFixtures.image(width: 1024, height: 768, type: "jpeg", seed: Int.random(in: 0..<Int.max))
         let blob = try await users.upload(bytes, type: "image/jpeg", as: owner)
         let signed = try await users.media.getDownloadURL(.init(blobID: blob.blobID, ttlSeconds: 600), options: viewer.bearer)
         #expect(signed.url.hasPrefix("/media/v1/blobs/\(blob.blobID)?expires="))
@@ -45,7 +45,7 @@ struct DownloadTests {
         let users = try MediaUsers.make()
         defer { users.close() }
         let owner = try await users.join("swivo")
-        let blob = try await users.upload(try PhotoFixtures.image(width: 400, height: 300, type: "png", seed: Int.random(in: 0..<1_000_000)),
+        let blob = try await users.upload(try PhotoFixtures.image(width: 400, height: 300, type: "png", seed: Int.random(in: 0..<Int.max)),
                                           as: owner)
         let signed = try await users.media.getDownloadURL(.init(blobID: blob.blobID), options: owner.bearer)
         // Ranges of what the URL serves (the photo's full-size rendition).
@@ -81,7 +81,7 @@ struct DownloadTests {
         let users = try MediaUsers.make()
         defer { users.close() }
         let owner = try await users.join("swivo")
-        let blob = try await users.upload(try PhotoFixtures.image(width: 64, height: 48, type: "png", seed: Int.random(in: 0..<1_000_000)),
+        let blob = try await users.upload(try PhotoFixtures.image(width: 64, height: 48, type: "png", seed: Int.random(in: 0..<Int.max)),
                                           as: owner)
         let signed = try await users.media.getDownloadURL(.init(blobID: blob.blobID), options: owner.bearer)
         let port = users.stack.media.port

@@ -158,7 +158,7 @@ struct MomentoTests {
         for user in [alice, bob] { _ = try await users.momento.joinEvent(.init(joinCode: event.joinCode), options: user.bearer) }
         let alicePhoto = try await shoot(users, event, as: alice, seed: 1)
         // A real photo, which the gallery serves as its renditions.
-        let bobsBytes = try PhotoFixtures.image(width: 1200, height: 900, type: "jpeg", seed: Int.random(in: 0..<1_000_000))
+        let bobsBytes = try PhotoFixtures.image(width: 1200, height: 900, type: "jpeg", seed: Int.random(in: 0..<Int.max))
         let bobsBlob = try await users.upload(bobsBytes, type: "image/jpeg", as: bob)
         let bobPhoto = try await users.momento.addEventPhoto(.init(eventID: event.eventID, blobID: bobsBlob.blobID), options: bob.bearer)
         _ = try await shoot(users, event, as: creator, seed: 3)

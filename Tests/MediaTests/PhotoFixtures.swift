@@ -15,12 +15,14 @@ enum PhotoFixtures {
         for y in 0..<height {
             for x in 0..<width {
                 let index = (y * width + x) * bands
-                pixels[index] = UInt8(truncatingIfNeeded: x * 255 / max(1, width - 1) + seed)
+                pixels[index] = UInt8(truncatingIfNeeded: x * 255 / max(1, width - 1) &+ seed)
                 pixels[index + 1] = UInt8(truncatingIfNeeded: y * 255 / max(1, height - 1))
-                pixels[index + 2] = UInt8(truncatingIfNeeded: (x ^ y) + seed * 7)
+                pixels[index + 2] = UInt8(truncatingIfNeeded: (x ^ y) &+ seed &* 7)
                 if alpha { pixels[index + 3] = UInt8(truncatingIfNeeded: 128 + x % 128) }
             }
         }
+        // The seed's bytes in the first pixels: every seed makes other bytes (a new content).
+        for index in 0..<min(8, width * height) { pixels[index * bands] = UInt8(truncatingIfNeeded: seed >> (index * 8)) }
         guard vips_init("media-tests") == 0 else { throw FixtureError(message: "libvips failed to start") }
         let image = pixels.withUnsafeBytes { buffer in
             vips_image_new_from_memory_copy(buffer.baseAddress, buffer.count, Int32(width), Int32(height), Int32(bands),
