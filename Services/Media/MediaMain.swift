@@ -13,7 +13,8 @@ import Runtime
 /// HTTP GET on the gRPC port (HTTP/2, h2c) and the admin port (HTTP/1.1). Follows identity
 /// (RV_IDENTITY_ADDRESS, default 127.0.0.1:7101) for signing keys, revocations and
 /// AccountDeleted; its own credential (RV_SERVICE_NAME, RV_SERVICE_SECRET) must be one identity
-/// accepts. Settings: `MediaSettings`.
+/// accepts. Photos are served as renditions libvips makes once per content on
+/// RV_MEDIA_RENDITION_THREADS threads of their own (`RenditionJob`). Settings: `MediaSettings`.
 @main
 struct MediaMain {
     static func main() async {

@@ -12,10 +12,11 @@ static inline VipsImage *cvips_header(const void *bytes, size_t length) {
 }
 
 /// Shrinks (never enlarges) to fit a `side`×`side` box, decoding at a reduced scale where the
-/// format allows, and applies the EXIF orientation.
+/// format allows, applies the EXIF orientation, and converts an image with an embedded colour
+/// profile (a phone's Display P3) to sRGB, since the profile is not saved.
 static inline int cvips_thumbnail(const void *bytes, size_t length, int side, VipsImage **out) {
     return vips_thumbnail_buffer((void *)bytes, length, out, side, "height", side, "size", VIPS_SIZE_DOWN,
-                                 "option_string", "fail_on=truncated", NULL);
+                                 "export_profile", "srgb", "option_string", "fail_on=truncated", NULL);
 }
 
 /// The image over a white background when it has an alpha channel (JPEG has none).
@@ -27,8 +28,8 @@ static inline int cvips_flatten_white(VipsImage *in, VipsImage **out) {
     return result;
 }
 
-/// JPEG without any metadata (no EXIF, XMP, IPTC or comments; the ICC profile goes too, the
-/// pixels already being sRGB after the thumbnail).
+/// JPEG without any metadata (no EXIF, XMP, IPTC or comments; no ICC profile either: the pixels
+/// are sRGB after cvips_thumbnail).
 static inline int cvips_jpegsave(VipsImage *in, int quality, void **bytes, size_t *length) {
     return vips_jpegsave_buffer(in, bytes, length, "Q", quality, "strip", TRUE, "optimize_coding", TRUE, NULL);
 }
