@@ -1,5 +1,6 @@
 #ifndef RENDEZVOUS_CVIPS_SHIM_H
 #define RENDEZVOUS_CVIPS_SHIM_H
+#include <malloc.h>
 #include <vips/vips.h>
 
 /// libvips's operations take their optional arguments as NULL-terminated varargs, which Swift
@@ -43,6 +44,10 @@ static inline int cvips_pngsave(VipsImage *in, void **bytes, size_t *length) {
 static inline int cvips_heifsave(VipsImage *in, int quality, void **bytes, size_t *length) {
     return vips_heifsave_buffer(in, bytes, length, "Q", quality, "compression", VIPS_FOREIGN_HEIF_COMPRESSION_HEVC, NULL);
 }
+
+/// Gives freed heap memory back to the system (glibc keeps large freed blocks otherwise): a
+/// render's decoded pixels are tens of megabytes.
+static inline void cvips_release_memory(void) { malloc_trim(0); }
 
 static inline void cvips_unref(VipsImage *image) { g_object_unref(image); }
 static inline void cvips_free(void *bytes) { g_free(bytes); }

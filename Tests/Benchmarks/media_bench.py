@@ -193,7 +193,7 @@ def main():
             fetched = subprocess.run(["curl", "-sS", "--http2-prior-knowledge", "-o", "/dev/null", "-w", "%{http_code} %{size_download}",
                                       f"http://127.0.0.1:{media_port}{target}"], capture_output=True, text=True, check=True)
             code, size = fetched.stdout.split()
-            print(f"signed-URL GET of a {len(camera) / 2**20:.2f} MiB photo's {label} ({int(size) / 1e6:.2f} MB, HTTP {code}), "
+            print(f"signed-URL GET of a {len(camera) / 2**20:.2f} MiB photo's {label} ({int(size) / 1e3:.1f} kB, HTTP {code}), "
                   "h2load -c 4 over h2c")
             print(f"{'streams':>7} {'req/s':>8} {'MB/s':>8} {'p50 ms':>8} {'p99 ms':>8} {'srv CPU':>8}")
             for streams in (16, 64):
@@ -207,7 +207,7 @@ def main():
                 cpu = (cpu_seconds(media.pid) - before) / elapsed * 100
                 rps, ok, _ = parse_summary(result.stdout)
                 values = latencies_us(log)
-                print(f"{streams:>7} {rps:>8.0f} {rps * int(size) / 1e6:>8.0f} {percentile(values, 0.5) / 1000:>8.2f} "
+                print(f"{streams:>7} {rps:>8.0f} {rps * int(size) / 1e6:>8.1f} {percentile(values, 0.5) / 1000:>8.2f} "
                       f"{percentile(values, 0.99) / 1000:>8.2f} {cpu:>7.0f}%", flush=True)
 
         # The reveal of an event with 5,000 photos.

@@ -146,6 +146,36 @@ struct RenditionTests {
         #expect(response.status == 200 && ServedImage.jpegSize(response.body)! == (900, 700))
     }
 
+    @Test func thumbnailURLs_onlyForPhotos_andOnlyTheListedSizes() async throws {
+        let users = try MediaUsers.make()
+        defer { users.close() }
+        let host = try await users.join("firstdate", role: "host")
+        let photo = try await users.upload(try PhotoFixtures.image(width: 500, height: 400, type: "jpeg", seed: Int.random(in: 0..<Int.max)),
+                                           type: "image/jpeg", as: host)
+        let receiptBytes = PhotoFixtures.withLocation(try PhotoFixtures.image(width: 500, height: 400, type: "jpeg",
+                                                                              seed: Int.random(in: 0..<Int.max)))
+        let receipt = try await users.upload(receiptBytes, kind: .receipt, type: "image/jpeg", as: host)
+        // A private kind is served as uploaded, to hosts, and has no thumbnails.
+        let signedReceipt = try await users.media.getDownloadURL(.init(blobID: receipt.blobID), options: host.bearer)
+        #expect(signedReceipt.thumbnails.isEmpty)
+        let secret = Array(MediaStack.urlSecret.utf8)
+        let expires = Int64(Date().timeIntervalSince1970) + 600
+        func signed(_ path: String) -> String {
+            let signature = HMACSHA256.authenticate(key: secret, message: Array("\(path)\n\(expires)".utf8))
+                .map { String(format: "%02x", $0) }.joined()
+            return Self.url("\(path)?expires=\(expires)&sig=\(signature)", port: users.stack.media.port)
+        }
+        let original = try await Curl.get(signed("/media/v1/blobs/\(receipt.blobID)"), http2: true)
+        #expect(original.status == 200 && original.headers["cache-control"] == "private, no-store")
+        #expect(original.body == receiptBytes)
+        #expect(try await Curl.get(signed("/media/v1/blobs/\(receipt.blobID)/320"), http2: true).status == 404)
+        // Only the sizes media makes, even when signed with the real secret.
+        for side in ["999", "0", "320/320", "-320"] {
+            #expect(try await Curl.get(signed("/media/v1/blobs/\(photo.blobID)/\(side)"), http2: true).status == 403, "\(side)")
+        }
+        #expect(try await Curl.get(signed("/media/v1/blobs/\(photo.blobID)/1080"), http2: true).status == 200)
+    }
+
     @Test func pngAndHEIC_areRendered_pngStaysPNG() async throws {
         let users = try MediaUsers.make()
         defer { users.close() }
