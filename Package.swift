@@ -42,6 +42,8 @@ let package = Package(
                        providers: [.apt(["zlib1g-dev"])]),
         .systemLibrary(name: "CCurl", path: "Shared/CCurl", pkgConfig: "libcurl",
                        providers: [.apt(["libcurl4-openssl-dev"])]),
+        .systemLibrary(name: "CVips", path: "Shared/CVips", pkgConfig: "vips",
+                       providers: [.apt(["libvips-dev"])]),
 
         // Shared modules.
         .target(name: "Wire", path: "Shared/Wire", swiftSettings: swiftSettings),
@@ -98,7 +100,7 @@ let package = Package(
                                                             "Postgres", "RPC", "Runtime",
                                                             .product(name: "Logging", package: "swift-log")],
                           path: "Services/Messaging", swiftSettings: swiftSettings),
-        .executableTarget(name: "Media", dependencies: ["Auth", "Contracts", "CryptoCore", "OutboundHTTP", "Postgres", "RPC",
+        .executableTarget(name: "Media", dependencies: ["Auth", "Contracts", "CryptoCore", "CVips", "OutboundHTTP", "Postgres", "RPC",
                                                         "Runtime"],
                           path: "Services/Media", swiftSettings: swiftSettings),
 
@@ -134,7 +136,7 @@ let package = Package(
                                                            "Runtime", "IOLoop",
                                                            "TestSupport"],
                     exclude: ["Fixtures"], swiftSettings: swiftSettings),
-        .testTarget(name: "MediaTests", dependencies: ["Media", "Auth", "Contracts", "CryptoCore", "Postgres", "RPC", "Runtime", "TestSupport"],
+        .testTarget(name: "MediaTests", dependencies: ["Media", "Auth", "Contracts", "CryptoCore", "CVips", "Postgres", "RPC", "Runtime", "TestSupport"],
                     exclude: ["Fixtures"], swiftSettings: swiftSettings),
         .testTarget(name: "GatewayClientTests", dependencies: ["GatewayClient", "Contracts", "RPC", "TestSupport",
                                                             "CryptoCore", "HTTP2", "Wire", "Auth", "Runtime",

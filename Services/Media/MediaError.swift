@@ -43,6 +43,7 @@ enum MediaError: Error, Sendable, Equatable, RPCErrorConvertible {
     case memberNotFound
     case invalidPageToken
     case invalidPageSize
+    case imageUnreadable
     /// The blob store failed; `detail` says how, for operators (never a key, URL or credential).
     case storageUnavailable(detail: String)
 
@@ -135,6 +136,8 @@ enum MediaError: Error, Sendable, Equatable, RPCErrorConvertible {
             RPCError(Media.ErrorReason.invalidPageToken, message: "page_token is not one of ours")
         case .invalidPageSize:
             RPCError(Media.ErrorReason.invalidPageSize, message: "page_size must not be negative")
+        case .imageUnreadable:
+            RPCError(Media.ErrorReason.imageUnreadable, message: "the photo cannot be decoded as an image, so it is not served")
         case .storageUnavailable(let detail):
             RPCError(Media.ErrorReason.storageUnavailable, message: "media storage is unavailable: \(detail); try again later")
         }

@@ -14,7 +14,8 @@ import Runtime
 /// HTTP GET on the gRPC port (HTTP/2, h2c) and the admin port (HTTP/1.1). Follows identity
 /// (RV_IDENTITY_ADDRESS, default 127.0.0.1:7101) for signing keys, revocations and
 /// AccountDeleted; its own credential (RV_SERVICE_NAME, RV_SERVICE_SECRET) must be one identity
-/// accepts. Settings: `MediaSettings`.
+/// accepts. Photos are served as renditions libvips makes once per content on
+/// RV_MEDIA_RENDITION_THREADS threads of their own (`RenditionJob`). Settings: `MediaSettings`.
 @main
 struct MediaMain {
     static func main() async {
@@ -45,8 +46,13 @@ struct MediaMain {
             let identity = RPCClient(host: settings.identityHost, port: settings.identityPort)
             context.onShutdown("identity client") { identity.close() }
 
+            try VipsLibrary.start()
+            let renderThreads = BlockingWorkPool(threads: settings.renditionThreads, name: "rv-media-render")
+            context.onShutdown("render threads") { renderThreads.stop() }
+            let renditions = RenditionJob(pool: pool, storage: storage, threads: renderThreads, concurrency: settings.renditionThreads,
+                                          interval: settings.renditionInterval, logger: context.logger)
             let server = MediaServer(pool: pool, settings: settings, identity: identity, storage: storage,
-                                     signer: URLSigner(secret: secret), outbox: outbox, notifier: notifier,
+                                     signer: URLSigner(secret: secret), renditions: renditions, outbox: outbox, notifier: notifier,
                                      accepted: accepted, revocations: context.revocations)
             context.followRevocations(identity: identity, credential: credential)
             let purge = try EventConsumer(source: "identity", schema: "media", pool: pool, client: identity,
@@ -60,6 +66,7 @@ struct MediaMain {
             context.addBackgroundJob("momento reveal") { await reveal.run() }
             let sweeper = UploadSweeper(pool: pool, storage: storage, interval: settings.sweepInterval, logger: context.logger)
             context.addBackgroundJob("upload sweep") { await sweeper.run() }
+            context.addBackgroundJob("photo renditions") { await renditions.run() }
             context.setHTTPHandler(server.downloads)
             for interceptor in server.interceptors { context.addInterceptor(interceptor) }
             return server.services

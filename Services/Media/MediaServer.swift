@@ -16,7 +16,8 @@ struct MediaServer: Sendable {
     let purge: AccountPurge
 
     init(pool: PostgresPool, settings: MediaSettings, identity: RPCClient, storage: any BlobStorage, signer: URLSigner,
-         outbox: Outbox, notifier: OutboxNotifier, accepted: ServiceCredentials, revocations: RevocationList?) {
+         renditions: RenditionJob, outbox: Outbox, notifier: OutboxNotifier, accepted: ServiceCredentials,
+         revocations: RevocationList?) {
         let media = MediaService(pool: pool, storage: storage, signer: signer, settings: settings)
         let events = EventStreamService(outbox: outbox, pool: pool, notifier: notifier)
         let serviceInterceptor = ServiceAuthInterceptor(credentials: accepted, methods: EventStreamService.internalMethods)
@@ -25,12 +26,12 @@ struct MediaServer: Sendable {
         let auth = AuthInterceptor(verifier: verifier,
                                    publicMethods: serviceInterceptor.guardedMethods.union(MomentoEventsService.publicMethods),
                                    revocations: revocations)
-        let photos = ProfilePhotosService(pool: pool, settings: settings)
+        let photos = ProfilePhotosService(pool: pool, signer: signer, settings: settings)
         let momento = MomentoEventsService(pool: pool, store: EventStore(outbox: outbox), signer: signer, settings: settings,
                                           events: events)
         services = [media, photos, momento, events]
         interceptors = [serviceInterceptor, auth]
-        downloads = DownloadHandler(pool: pool, storage: storage, signer: signer)
+        downloads = DownloadHandler(pool: pool, storage: storage, signer: signer, renditions: renditions)
         purge = AccountPurge(storage: storage)
     }
 }

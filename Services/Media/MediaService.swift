@@ -58,7 +58,13 @@ struct MediaService: MediaProvider {
         guard (0...86_400).contains(request.ttlSeconds) else { throw MediaError.invalidTTL }
         let blob = try await readable(request.blobID, by: caller, owner: nil)
         let expires = Int64(Date().timeIntervalSince1970) + Int64(request.ttlSeconds == 0 ? 3_600 : request.ttlSeconds)
-        return Media.DownloadURL(url: signer.sign(blob: blob.id, expires: expires), expiresAt: Timestamp(seconds: expires))
+        var url = Media.DownloadURL(url: signer.sign(blob: blob.id, expires: expires), expiresAt: Timestamp(seconds: expires))
+        if blob.kind == .photo {
+            let status = try await pool.withConnection { try await RenditionStore.statuses([blob.sha256], on: $0)[blob.sha256] }
+            guard status != .failed else { throw MediaError.imageUnreadable }
+            url.thumbnails = signer.thumbnails(of: blob.id, expires: expires)
+        }
+        return url
     }
 
     /// Blob `text` if `caller` may see it: the caller's app only; private kinds only to the app's

@@ -32,6 +32,12 @@ struct MediaSettings: Sendable {
     var revealInterval: Duration = .seconds(1)
     /// How often expired unfinished uploads are removed (`RV_MEDIA_SWEEP_INTERVAL_MS`, 10-3600000).
     var sweepInterval: Duration = .seconds(60)
+    /// Photos rendered at once on this instance, each on its own thread (`RV_MEDIA_RENDITION_THREADS`, 1-16).
+    var renditionThreads = 2
+    /// How often the rendition job looks for photos to render (`RV_MEDIA_RENDITION_INTERVAL_MS`, 10-60000).
+    var renditionInterval: Duration = .milliseconds(250)
+    static let renditionThreadsVariable = "RV_MEDIA_RENDITION_THREADS"
+    static let renditionIntervalVariable = "RV_MEDIA_RENDITION_INTERVAL_MS"
     static let sweepIntervalVariable = "RV_MEDIA_SWEEP_INTERVAL_MS"
     static let joinLinkBaseVariable = "RV_MEDIA_JOIN_LINK_BASE"
     static let revealIntervalVariable = "RV_MEDIA_REVEAL_INTERVAL_MS"
@@ -78,6 +84,18 @@ struct MediaSettings: Sendable {
                 throw ConfigurationError(variable: sweepIntervalVariable, message: "must be 10-3600000 milliseconds")
             }
             settings.sweepInterval = .milliseconds(milliseconds)
+        }
+        if let text = environment[renditionThreadsVariable] {
+            guard let threads = Int(text), (1...16).contains(threads) else {
+                throw ConfigurationError(variable: renditionThreadsVariable, message: "must be 1-16")
+            }
+            settings.renditionThreads = threads
+        }
+        if let text = environment[renditionIntervalVariable] {
+            guard let milliseconds = Int(text), (10...60_000).contains(milliseconds) else {
+                throw ConfigurationError(variable: renditionIntervalVariable, message: "must be 10-60000 milliseconds")
+            }
+            settings.renditionInterval = .milliseconds(milliseconds)
         }
         if let text = environment[privateReaderRolesVariable] { settings.privateReaderRoles = EnvironmentReader.names(text) }
         if let directory = environment[storageDirectoryVariable] {

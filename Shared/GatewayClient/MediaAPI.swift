@@ -114,21 +114,41 @@ public struct MediaAPI: Sendable {
         }
     }
 
-    /// The bytes behind a signed URL, by plain HTTP GET on the gateway's connection (no access
-    /// token: the URL is the permission). 403 (expired or tampered) is PERMISSION_DENIED; other
-    /// failures are UNAVAILABLE or NOT_FOUND.
+    /// The bytes behind a signed URL (a blob's `DownloadURL.url`, a photo's `thumbnails[i].url`,
+    /// or the `url` and `thumbnails` of a listed photo), by plain HTTP GET on the gateway's
+    /// connection (no access token: the URL is the permission). A photo's renditions not made yet
+    /// are waited for: the server holds the GET up to 10 s, then answers 503 with Retry-After,
+    /// and the download asks again until `deadline`. 403 (expired or tampered) is
+    /// PERMISSION_DENIED; a photo that cannot be decoded is FAILED_PRECONDITION IMAGE_UNREADABLE;
+    /// other failures are UNAVAILABLE or NOT_FOUND.
     public func download(_ url: String, deadline: Duration? = nil) async throws(GatewayError) -> [UInt8] {
-        let response: PlainHTTPResponse
-        do {
-            response = try await runner.rpc.get(url, timeout: deadline ?? runner.configuration.defaultDeadline)
-        } catch {
-            throw RPCError.gateway(error)
-        }
-        switch response.status {
-        case 200: return response.body
-        case 403: throw RPCError(code: .permissionDenied, message: "the download URL is expired or not valid")
-        case 404: throw RPCError(code: .notFound, message: "the file is gone")
-        default: throw RPCError(code: .unavailable, message: "the download failed with HTTP \(response.status)")
+        let end = ContinuousClock.now + (deadline ?? runner.configuration.defaultDeadline)
+        while true {
+            let response: PlainHTTPResponse
+            do {
+                response = try await runner.rpc.get(url, timeout: end - ContinuousClock.now)
+            } catch {
+                throw RPCError.gateway(error)
+            }
+            switch response.status {
+            case 200: return response.body
+            case 403: throw RPCError(code: .permissionDenied, message: "the download URL is expired or not valid")
+            case 404: throw RPCError(code: .notFound, message: "the file is gone")
+            case 422:
+                throw RPCError(code: .failedPrecondition, message: "the photo cannot be decoded as an image",
+                               reason: Media.ErrorReason.imageUnreadable.name)
+            case 503 where response.headers.contains { $0.name == "retry-after" }:
+                let pause = Duration.seconds(Int(response.headers.first { $0.name == "retry-after" }?.value ?? "") ?? 1)
+                guard ContinuousClock.now + pause < end else {
+                    throw RPCError(code: .unavailable, message: "the photo is still being prepared")
+                }
+                do {
+                    try await Task.sleep(for: pause)
+                } catch {
+                    throw RPCError.gateway(error)
+                }
+            default: throw RPCError(code: .unavailable, message: "the download failed with HTTP \(response.status)")
+            }
         }
     }
 

@@ -88,7 +88,8 @@ package final class MediaStack: Sendable {
     }
 
     /// A media executable following identity on `identityPort`; its reveal job looks for due
-    /// events every 50 ms and its sweeper for expired uploads every 100 ms, so tests wait little.
+    /// events (and photos to render) every 50 ms and its sweeper for expired uploads every 100 ms,
+    /// so tests wait little.
     private static func startMedia(identityPort: Int, storage: String, adminPort: Int,
                                    environment: [String: String]) async throws -> EndToEndServiceProcess {
         try await EndToEndServiceProcess.start("media", environment: environment.merging([
@@ -97,7 +98,7 @@ package final class MediaStack: Sendable {
             "RV_IDENTITY_ADDRESS": "127.0.0.1:\(identityPort)", "RV_LOG_LEVEL": "warning",
             "RV_SERVICE_NAME": "media", "RV_SERVICE_SECRET": mediaSecret,
             "RV_MEDIA_STORAGE_DIR": storage, "RV_MEDIA_URL_SECRET": urlSecret, "RV_MEDIA_REVEAL_INTERVAL_MS": "50",
-            "RV_MEDIA_SWEEP_INTERVAL_MS": "100",
+            "RV_MEDIA_SWEEP_INTERVAL_MS": "100", "RV_MEDIA_RENDITION_INTERVAL_MS": "50",
         ]) { configured, _ in configured })
     }
 

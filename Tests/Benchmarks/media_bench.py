@@ -10,10 +10,20 @@
   - The reveal of a Momento event holding 5,000 photos (rows seeded with SQL; the reveal job
     runs every RV_MEDIA_REVEAL_INTERVAL_MS, 1000 by default): from the release time to
     EventRevealed in media's outbox, then the first page of the gallery (50 signed URLs).
+  - Thumbnails: RV_BENCH_THUMB_PHOTOS real photos of about 2 MiB (12 MP JPEGs made with the
+    `vips` command, noise over a gradient so they compress like a photo, EXIF orientation 6 and
+    a GPS position), each a distinct content, uploaded while the rendition job is idle; then a
+    fresh media starts and its job renders them (full size, 320 and 1080 px, on
+    RV_MEDIA_RENDITION_THREADS threads): photos/s and thumbnails/s from its start to the last
+    row ready, and the server's CPU and peak RSS meanwhile. The signed-URL GETs above fetch
+    one of these photos (its full-size rendition) and its 320 px thumbnail.
+
+The upload run's payloads are PNG headers around noise: media's rendition job fails each of
+them quickly in the background (they do not decode), which the upload numbers include.
 
 RV_BENCH_MEDIA_STORAGE=s3 runs the uploads and GETs with media's S3 backend against moto in
 server mode (Tests/MediaTests/Fixtures/s3_server.py, signatures checked) instead of the local
-folder, and skips the reveal (it never touches blob storage). moto is a Python server: it, not
+folder, and skips the reveal and the thumbnails. moto is a Python server: it, not
 media, sets the pace there.
 """
 import os
@@ -38,6 +48,8 @@ CHUNK = 256 * 1024
 STREAMS = 16
 REVEAL_PHOTOS = 5_000
 STORAGE = os.environ.get("RV_BENCH_MEDIA_STORAGE", "local")
+THUMB_PHOTOS = int(os.environ.get("RV_BENCH_THUMB_PHOTOS", "40"))
+RENDER_THREADS = os.environ.get("RV_MEDIA_RENDITION_THREADS", "2")
 
 
 def url(role):
@@ -91,6 +103,43 @@ def start_s3():
                      "RV_MEDIA_S3_SECRET_ACCESS_KEY": secret}
 
 
+def camera_jpeg():
+    """A 4032x3024 JPEG of about 2 MiB, made with the vips command, with the EXIF a phone writes."""
+    folder = tempfile.mkdtemp(prefix="rv-bench-photo-")
+    try:
+        def vips(*args):
+            subprocess.run(["vips", *args], check=True, capture_output=True, cwd=folder)
+        for band in ("r", "g", "b"):
+            vips("gaussnoise", f"{band}.v", "4032", "3024", "--sigma", "7", "--mean", "128")
+        vips("bandjoin", "r.v g.v b.v", "noise.v")
+        vips("xyz", "xy.v", "4032", "3024")
+        vips("extract_band", "xy.v", "x.v", "0")
+        vips("linear", "x.v", "ramp.v", "0.03", "0")
+        vips("add", "noise.v", "ramp.v", "sum.v")
+        vips("cast", "sum.v", "photo.v", "uchar")
+        for quality in (85, 80, 75, 70):
+            vips("copy", "photo.v", f"photo.jpg[Q={quality},strip]")
+            with open(os.path.join(folder, "photo.jpg"), "rb") as f:
+                data = f.read()
+            if len(data) + 2048 <= PHOTO:
+                break
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+    # Exif APP1: IFD0 with Orientation 6 and a GPS IFD pointer; GPS IFD with latitude N 48/51/29.6.
+    tiff = b"MM\x00\x2a" + struct.pack(">I", 8) + struct.pack(">H", 2)
+    tiff += struct.pack(">HHIHH", 0x0112, 3, 1, 6, 0) + struct.pack(">HHII", 0x8825, 4, 1, 38) + struct.pack(">I", 0)
+    tiff += struct.pack(">H", 2) + struct.pack(">HHI4s", 1, 2, 2, b"N\x00\x00\x00") + struct.pack(">HHII", 2, 5, 3, 68)
+    tiff += struct.pack(">I", 0) + struct.pack(">6I", 48, 1, 51, 1, 296, 10)
+    exif = b"Exif\x00\x00" + tiff
+    return data[:2] + b"\xff\xe1" + struct.pack(">H", len(exif) + 2) + exif + data[2:]
+
+
+def distinct(jpeg):
+    """The same photo as another content: a comment segment with a fresh id after SOI."""
+    comment = uuid.uuid4().bytes
+    return jpeg[:2] + b"\xff\xfe" + struct.pack(">H", len(comment) + 2) + comment + jpeg[2:]
+
+
 def main():
     for name in ("identity", "media"):
         if not os.path.exists(os.path.join(ROOT, ".build/release", name)):
@@ -111,8 +160,8 @@ def main():
         bearer = [("authorization", "Bearer " + session.access_token)]
         options = [("grpc.max_send_message_length", 8 << 20), ("grpc.max_receive_message_length", 8 << 20)]
 
-        def upload(stub, data):
-            status = stub.CreateUpload(media_pb2.CreateUploadRequest(kind=media_pb2.BLOB_KIND_PHOTO, content_type="image/png",
+        def upload(stub, data, content_type="image/png"):
+            status = stub.CreateUpload(media_pb2.CreateUploadRequest(kind=media_pb2.BLOB_KIND_PHOTO, content_type=content_type,
                                                                      size=len(data)), metadata=bearer)
 
             def chunks():
@@ -158,24 +207,33 @@ def main():
               f"RSS {rss_kib(media.pid) / 1024:.0f} MiB, errors {len(errors)}{' (' + errors[0] + ')' if errors else ''}",
               flush=True)
 
-        # Signed-URL GETs over h2c.
+        # Signed-URL GETs over h2c, of a real photo: its full-size rendition and its 320 px thumbnail.
+        camera = camera_jpeg()
+        real = upload(media_pb2_grpc.MediaStub(grpc.insecure_channel(f"127.0.0.1:{media_port}", options=options)),
+                      distinct(camera), "image/jpeg")
         signed = media_pb2_grpc.MediaStub(grpc.insecure_channel(f"127.0.0.1:{media_port}")).GetDownloadURL(
-            media_pb2.GetDownloadURLRequest(blob_id=first.blob_id, ttl_seconds=3600), metadata=bearer)
-        print("signed-URL GET of a 2 MiB photo, h2load -c 4 over h2c")
-        print(f"{'streams':>7} {'req/s':>8} {'MB/s':>8} {'p50 ms':>8} {'p99 ms':>8} {'srv CPU':>8}")
-        for streams in (16, 64):
-            log = tempfile.NamedTemporaryFile(delete=False).name
-            before = cpu_seconds(media.pid)
-            started = time.time()
-            result = subprocess.run(["h2load", "-D", str(SECONDS), "-c", "4", "-m", str(streams // 4), "-t", "1",
-                                     "--log-file", log, f"http://127.0.0.1:{media_port}{signed.url}"],
-                                    capture_output=True, text=True, timeout=SECONDS + 120)
-            elapsed = time.time() - started
-            cpu = (cpu_seconds(media.pid) - before) / elapsed * 100
-            rps, ok, _ = parse_summary(result.stdout)
-            values = latencies_us(log)
-            print(f"{streams:>7} {rps:>8.0f} {rps * PHOTO / 1e6:>8.0f} {percentile(values, 0.5) / 1000:>8.2f} "
-                  f"{percentile(values, 0.99) / 1000:>8.2f} {cpu:>7.0f}%", flush=True)
+            media_pb2.GetDownloadURLRequest(blob_id=real.blob_id, ttl_seconds=3600), metadata=bearer)
+        for target, label in ((signed.url, "full-size rendition"), (signed.thumbnails[0].url, "320 px thumbnail")):
+            # The first GET waits for the renditions; its size is what every later GET moves.
+            fetched = subprocess.run(["curl", "-sS", "--http2-prior-knowledge", "-o", "/dev/null", "-w", "%{http_code} %{size_download}",
+                                      f"http://127.0.0.1:{media_port}{target}"], capture_output=True, text=True, check=True)
+            code, size = fetched.stdout.split()
+            print(f"signed-URL GET of a {len(camera) / 2**20:.2f} MiB photo's {label} ({int(size) / 1e3:.1f} kB, HTTP {code}), "
+                  "h2load -c 4 over h2c")
+            print(f"{'streams':>7} {'req/s':>8} {'MB/s':>8} {'p50 ms':>8} {'p99 ms':>8} {'srv CPU':>8}")
+            for streams in (16, 64):
+                log = tempfile.NamedTemporaryFile(delete=False).name
+                before = cpu_seconds(media.pid)
+                started = time.time()
+                result = subprocess.run(["h2load", "-D", str(SECONDS), "-c", "4", "-m", str(streams // 4), "-t", "1",
+                                         "--log-file", log, f"http://127.0.0.1:{media_port}{target}"],
+                                        capture_output=True, text=True, timeout=SECONDS + 120)
+                elapsed = time.time() - started
+                cpu = (cpu_seconds(media.pid) - before) / elapsed * 100
+                rps, ok, _ = parse_summary(result.stdout)
+                values = latencies_us(log)
+                print(f"{streams:>7} {rps:>8.0f} {rps * int(size) / 1e6:>8.1f} {percentile(values, 0.5) / 1000:>8.2f} "
+                      f"{percentile(values, 0.99) / 1000:>8.2f} {cpu:>7.0f}%", flush=True)
 
         if s3:
             return
@@ -205,6 +263,40 @@ def main():
         print(f"reveal of an event with {REVEAL_PHOTOS} photos: EventRevealed {float(revealed or 'nan'):.2f} s after the "
               f"release time (the job runs every second); first gallery page of {len(page.photos)} signed photos "
               f"{gallery_ms:.1f} ms", flush=True)
+
+        # Thumbnails: photos uploaded while the job idles, then rendered by a fresh instance's job.
+        media.terminate()
+        media.wait(timeout=15)
+        media_env = {"RV_MEDIA_PORT": str(media_port), "RV_MEDIA_ADMIN_PORT": str(media_admin), "RV_PG_URL_MEDIA": url("media"),
+                     "RV_LOG_LEVEL": "warning", "RV_IDENTITY_ADDRESS": f"127.0.0.1:{identity_port}",
+                     "RV_MEDIA_STORAGE_DIR": storage, "RV_MEDIA_URL_SECRET": uuid.uuid4().hex + uuid.uuid4().hex,
+                     "RV_MEDIA_RENDITION_THREADS": RENDER_THREADS}
+        # Its first pass takes whatever is pending (the upload run's payloads), then it sleeps a minute.
+        media = start("media", dict(media_env, RV_MEDIA_RENDITION_INTERVAL_MS="60000"))
+        while psql("SELECT count(*) FROM media.renditions WHERE status = 1") != "0":
+            time.sleep(0.2)
+        stub = media_pb2_grpc.MediaStub(grpc.insecure_channel(f"127.0.0.1:{media_port}", options=options))
+        contents = [upload(stub, distinct(camera), "image/jpeg").sha256 for _ in range(THUMB_PHOTOS)]
+        media.terminate()
+        media.wait(timeout=15)
+        listed = "ARRAY[" + ",".join(f"'{sha}'" for sha in contents) + "]"
+        started = time.time()
+        media = start("media", dict(media_env, RV_MEDIA_RENDITION_INTERVAL_MS="50"))
+        peak = 0
+        while True:
+            peak = max(peak, rss_kib(media.pid))
+            ready = int(psql(f"SELECT count(*) FROM media.renditions WHERE status <> 1 AND sha256 = ANY({listed})"))
+            if ready == len(contents) or time.time() - started > 600:
+                break
+            time.sleep(0.05)
+        elapsed = time.time() - started
+        cpu = cpu_seconds(media.pid) / elapsed * 100
+        outcome = psql(f"SELECT string_agg(status::text || ':' || n, ' ') FROM (SELECT status, count(*) n FROM media.renditions "
+                       f"WHERE sha256 = ANY({listed}) GROUP BY status) s")
+        print(f"thumbnails of {len(contents)} photos ({len(camera) / 2**20:.2f} MiB 4032x3024 JPEG, EXIF orientation 6), "
+              f"{RENDER_THREADS} render threads: {elapsed:.1f} s from start = {len(contents) / elapsed:.2f} photos/s, "
+              f"{2 * len(contents) / elapsed:.2f} thumbnails/s (+ the full-size rendition each), server CPU {cpu:.0f}%, "
+              f"peak RSS {peak / 1024:.0f} MiB, statuses {outcome} (2 = ready)", flush=True)
     finally:
         for process in (media, identity):
             process.terminate()

@@ -48,7 +48,8 @@ import Testing
             let client = try Self.client(stack, app: "momento")
             defer { client.close() }
             _ = try await client.identity.signInAnonymously()
-            let bytes = Self.png(width: 1600, height: 1200, size: 1_500_000)
+            // A real PNG: photos are served as renditions libvips makes from them.
+            let bytes = RealPNG.make(width: 1600, height: 1200, size: 1_500_000, seed: Int.random(in: 0..<Int.max))
             let seen = Mutex<[UploadProgress]>([])
             let blob = try await client.media.upload(bytes, kind: .photo, contentType: "image/png", chunkSize: 200_000) { progress in
                 seen.withLock { $0.append(progress) }
@@ -58,7 +59,11 @@ import Testing
             #expect(reports.map(\.sentBytes) == Array(stride(from: 200_000, to: 1_500_000, by: 200_000)).map(Int64.init) + [1_500_000])
             #expect(reports.allSatisfy { $0.totalBytes == 1_500_000 && $0.attempt == 1 })
             let url = try await client.media.downloadURL(blob.blobID)
-            #expect(try await client.media.download(url.url) == bytes)
+            let served = try await client.media.download(url.url)
+            #expect(RealPNG.dimensions(served).map { [$0.width, $0.height] } == [1600, 1200])
+            #expect(url.thumbnails.map(\.maxSide) == [320, 1080])
+            let thumbnail = try await client.media.download(url.thumbnails[0].url)
+            #expect(thumbnail.starts(with: [0xFF, 0xD8, 0xFF]))
             // A tampered URL is refused by the service behind the edge.
             let tampered = url.url.replacingOccurrences(of: "sig=", with: "sig=0")
             do {
@@ -66,6 +71,15 @@ import Testing
                 Issue.record("a tampered URL downloaded")
             } catch {
                 #expect((error as? GatewayError)?.code == .permissionDenied)
+            }
+            // A photo whose pixels do not decode (real headers, noise after them) is never served.
+            let broken = try await client.media.upload(Self.png(width: 640, height: 480, size: 5_000 + Int.random(in: 0..<50_000)),
+                                                       kind: .photo, contentType: "image/png")
+            do {
+                _ = try await client.media.download(try await client.media.downloadURL(broken.blobID).url)
+                Issue.record("an undecodable photo was served")
+            } catch {
+                #expect((error as? GatewayError)?.mediaReason == .imageUnreadable)
             }
             // Bad input arrives as a typed reason.
             do {
@@ -121,7 +135,8 @@ import Testing
             request.title = "Warehouse rave"
             request.releaseAt = Timestamp(microseconds: Int64((Date().timeIntervalSince1970 + 3) * 1_000_000))
             let event = try await creator.momento.create(request)
-            let creatorPhoto = try await creator.media.upload(Self.png(width: 640, height: 480, size: 5_000), kind: .photo,
+            let creatorPhoto = try await creator.media.upload(RealPNG.make(width: 640, height: 480, seed: Int.random(in: 0..<Int.max)),
+                                                              kind: .photo,
                                                               contentType: "image/png")
             _ = try await creator.momento.addPhoto(blobID: creatorPhoto.blobID, to: event.eventID)
 
@@ -187,7 +202,8 @@ import Testing
             }
             #expect(gallery.revealed && gallery.photos.count == 6)
             let theirs = try #require(gallery.photos.first { $0.blobID == creatorPhoto.blobID })
-            #expect(try await guest.media.download(theirs.url) == Self.png(width: 640, height: 480, size: 5_000))
+            #expect(theirs.renditionStatus != .failed && theirs.thumbnails.count == 2)
+            #expect(RealPNG.dimensions(try await guest.media.download(theirs.url)).map { [$0.width, $0.height] } == [640, 480])
             #expect(try await creator.momento.joinCodeStats(event.eventID).joins == 1)
         }
     }

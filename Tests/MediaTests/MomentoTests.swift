@@ -157,7 +157,10 @@ struct MomentoTests {
         let event = try await createEvent(users, by: creator, releaseIn: 2)
         for user in [alice, bob] { _ = try await users.momento.joinEvent(.init(joinCode: event.joinCode), options: user.bearer) }
         let alicePhoto = try await shoot(users, event, as: alice, seed: 1)
-        let bobPhoto = try await shoot(users, event, as: bob, seed: 2)
+        // A real photo, which the gallery serves as its renditions.
+        let bobsBytes = try PhotoFixtures.image(width: 1200, height: 900, type: "jpeg", seed: Int.random(in: 0..<Int.max))
+        let bobsBlob = try await users.upload(bobsBytes, type: "image/jpeg", as: bob)
+        let bobPhoto = try await users.momento.addEventPhoto(.init(eventID: event.eventID, blobID: bobsBlob.blobID), options: bob.bearer)
         _ = try await shoot(users, event, as: creator, seed: 3)
 
         let before = try await users.momento.listEventPhotos(.init(eventID: event.eventID), options: alice.bearer)
@@ -182,7 +185,10 @@ struct MomentoTests {
         let bobs = try #require(gallery.first { $0.photoID == bobPhoto.photoID })
         let download = try await Curl.get("http://127.0.0.1:\(users.stack.media.port)\(bobs.url)", http2: true)
         #expect(download.status == 200)
-        #expect(download.body == ImageFixtures.jpeg(width: 2048, height: 1536, size: 20_000, seed: 2))
+        #expect(ServedImage.jpegSize(download.body).map { [$0.width, $0.height] } == [1200, 900])
+        #expect(bobs.thumbnails.map(\.maxSide) == [320, 1080])
+        let thumbnail = try await Curl.get("http://127.0.0.1:\(users.stack.media.port)\(bobs.thumbnails[0].url)", http2: true)
+        #expect(ServedImage.jpegSize(thumbnail.body).map { [$0.width, $0.height] } == [320, 240])
 
         let announced = try await revealEvents(of: event.eventID)
         #expect(announced.count == 1)

@@ -3,8 +3,8 @@ import Foundation
 import Postgres
 
 /// Applies identity's AccountDeleted: the account's blobs, their bytes that no other blob
-/// shares, and its unfinished uploads go. Runs inside the event consumer's transaction; the
-/// bytes are unlinked under each content's lock before the commit, and a failed commit replays
+/// shares (with the photos' renditions), and its unfinished uploads go. Runs inside the event
+/// consumer's transaction; the bytes are unlinked under each content's lock before the commit, and a failed commit replays
 /// the event, so the end state is the same either way.
 struct AccountPurge: Sendable {
     let storage: any BlobStorage
@@ -40,7 +40,10 @@ struct AccountPurge: Sendable {
             """, [.uuid(account)]).map { try $0.decode(0) }
         for sha256 in Set(contents).sorted() {
             try await BlobStore.lockContent(sha256, on: connection)
-            if try await !BlobStore.isShared(sha256, on: connection) { try await storage.delete(sha256: sha256) }
+            if try await !BlobStore.isShared(sha256, on: connection) {
+                try await storage.delete(sha256: sha256)
+                for key in try await RenditionStore.delete(sha256, on: connection) { try await storage.delete(sha256: key) }
+            }
         }
     }
 }

@@ -64,6 +64,39 @@ enum MediaMigrations {
         CREATE INDEX event_photos_by_blob ON media.event_photos (blob_id);
         """)
 
+    /// One row per photo content (not per blob: the same bytes uploaded twice are rendered once);
+    /// status 1 pending, 2 ready, 3 failed. Photos stored before this get rows here, so the job
+    /// renders them too.
+    static let renditions = Migration(version: 8, name: "photo renditions", sql: """
+        CREATE TABLE media.renditions (
+            sha256 text PRIMARY KEY,
+            content_type text NOT NULL,
+            status smallint NOT NULL DEFAULT 1,
+            -- Why it failed, for operators.
+            failure text,
+            -- Claims so far: 1 for a content rendered once.
+            attempts integer NOT NULL DEFAULT 0,
+            lease_id uuid,
+            lease_until timestamptz,
+            created_at timestamptz NOT NULL DEFAULT now(),
+            ready_at timestamptz
+        );
+        CREATE INDEX renditions_pending ON media.renditions (created_at) WHERE status = 1;
+        CREATE TABLE media.rendition_files (
+            sha256 text NOT NULL REFERENCES media.renditions (sha256) ON DELETE CASCADE,
+            -- 0 for full size, else the thumbnail's long side.
+            side integer NOT NULL,
+            content_type text NOT NULL,
+            size bigint NOT NULL,
+            width integer NOT NULL,
+            height integer NOT NULL,
+            key text NOT NULL,
+            PRIMARY KEY (sha256, side)
+        );
+        INSERT INTO media.renditions (sha256, content_type)
+        SELECT DISTINCT ON (sha256) sha256, content_type FROM media.blobs WHERE kind = 1 ORDER BY sha256, created_at;
+        """)
+
     static func all() throws -> [Migration] {
         let outbox = try Outbox(schema: "media")
         return [
@@ -98,6 +131,6 @@ enum MediaMigrations {
                 CREATE INDEX uploads_by_owner ON media.uploads (owner_id);
                 """),
             Migration(version: 2, name: "event cursors", sql: EventConsumer.ddl(schema: "media")),
-        ] + outbox.migrations(from: 3) + [outbox.occurredAtIndexMigration(version: 5), profilePhotos, momento]
+        ] + outbox.migrations(from: 3) + [outbox.occurredAtIndexMigration(version: 5), profilePhotos, momento, renditions]
     }
 }

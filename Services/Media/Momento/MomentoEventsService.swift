@@ -98,9 +98,10 @@ struct MomentoEventsService: MomentoEventsProvider {
             guard let blob = try await BlobStore.blob(blobID, on: connection), blob.ownerID == account, blob.kind == .photo else {
                 throw MediaError.notAPhoto
             }
+            let status = try await RenditionStore.statuses([blob.sha256], on: connection)[blob.sha256] ?? .pending
             if let existing = try await store.photos(of: id, onlyOf: account, after: nil, limit: Int(event.maxPhotosPerMember) + 1,
                                                      on: connection).first(where: { $0.blob.id == blobID }) {
-                return photo(existing, event: id)
+                return photo(existing, event: id, status: status)
             }
             guard membership.photoCount < event.maxPhotosPerMember else {
                 throw MediaError.eventPhotoLimitReached(limit: event.maxPhotosPerMember)
@@ -108,7 +109,8 @@ struct MomentoEventsService: MomentoEventsProvider {
             guard let added = try await store.addPhoto(event: id, account: account, blob: blobID, on: connection) else {
                 throw MediaError.notAPhoto
             }
-            return photo(EventStore.PhotoRow(id: added.id, accountID: account, blob: blob, addedAt: added.addedAt), event: id)
+            return photo(EventStore.PhotoRow(id: added.id, accountID: account, blob: blob, addedAt: added.addedAt), event: id,
+                         status: status)
         }
     }
 
@@ -119,14 +121,15 @@ struct MomentoEventsService: MomentoEventsProvider {
         let id = try Self.eventID(request.eventID)
         let pageSize = try PageCursor.pageSize(request.pageSize, defaultSize: 50, maximumSize: 200, invalid: MediaError.invalidPageSize)
         let cursor = try PageCursor.parse(request.pageToken, invalid: MediaError.invalidPageToken)
-        let (revealed, rows) = try await pool.withConnection { connection in
+        let (revealed, rows, statuses) = try await pool.withConnection { connection in
             let (event, _) = try await memberView(id, account: account, app: caller.app, on: connection)
             let rows = try await store.photos(of: id, onlyOf: event.isRevealed ? nil : account, after: cursor, limit: pageSize + 1,
                                               on: connection)
-            return (event.isRevealed, rows)
+            return (event.isRevealed, rows, try await RenditionStore.statuses(rows.map(\.blob.sha256), on: connection))
         }
         let page = rows.prefix(pageSize)
-        var response = Momento.ListEventPhotosResponse(photos: page.map { photo($0, event: id) }, revealed: revealed)
+        var response = Momento.ListEventPhotosResponse(photos: page.map { photo($0, event: id, status: statuses[$0.blob.sha256] ?? .pending) },
+                                                       revealed: revealed)
         if rows.count > pageSize, let last = page.last {
             response.nextPageToken = PageCursor(microseconds: last.addedAt, id: last.id).token
         }
@@ -222,12 +225,13 @@ struct MomentoEventsService: MomentoEventsProvider {
         return (event, membership)
     }
 
-    private func photo(_ row: EventStore.PhotoRow, event: UUID) -> Momento.EventPhoto {
-        let expires = Int64(Date().timeIntervalSince1970) + 3_600
+    private func photo(_ row: EventStore.PhotoRow, event: UUID, status: Media.RenditionStatus) -> Momento.EventPhoto {
+        let links = signer.photoLinks(blob: row.blob.id, status: status)
         return Momento.EventPhoto(photoID: row.id.uuidString.lowercased(), eventID: event.uuidString.lowercased(),
                                   blobID: row.blob.id.uuidString.lowercased(), accountID: row.accountID.uuidString.lowercased(),
                                   width: row.blob.width, height: row.blob.height, contentType: row.blob.contentType,
-                                  addedAt: Timestamp(microseconds: row.addedAt), url: signer.sign(blob: row.blob.id, expires: expires))
+                                  addedAt: Timestamp(microseconds: row.addedAt), url: links.url, thumbnails: links.thumbnails,
+                                  renditionStatus: status)
     }
 
     private static func eventID(_ text: String) throws(MediaError) -> UUID {

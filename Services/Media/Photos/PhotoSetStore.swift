@@ -11,14 +11,16 @@ enum PhotoSetStore {
                                        [.uuid(account)])
     }
 
-    /// The set's photos in order.
+    /// The set's photos in order, with their renditions' status (no URLs).
     static func photos(of account: UUID, on connection: Connection) async throws -> [ProfilePhotos.ProfilePhoto] {
         try await connection.query("""
-            SELECT b.id::text, b.width, b.height, b.content_type FROM media.profile_photos p
-            JOIN media.blobs b ON b.id = p.blob_id WHERE p.account_id = $1 ORDER BY p.position
+            SELECT b.id::text, b.width, b.height, b.content_type, coalesce(r.status, 1::smallint) FROM media.profile_photos p
+            JOIN media.blobs b ON b.id = p.blob_id LEFT JOIN media.renditions r ON r.sha256 = b.sha256
+            WHERE p.account_id = $1 ORDER BY p.position
             """, [.uuid(account)]).map {
             ProfilePhotos.ProfilePhoto(blobID: try $0.decode(0), width: try $0.decode(1), height: try $0.decode(2),
-                               contentType: try $0.decode(3))
+                                       contentType: try $0.decode(3),
+                                       renditionStatus: Media.RenditionStatus(rawValue: Int32(try $0.decode(4, as: Int16.self))))
         }
     }
 

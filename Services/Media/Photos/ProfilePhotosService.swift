@@ -8,6 +8,7 @@ import RPC
 /// (profile_photos.proto).
 struct ProfilePhotosService: ProfilePhotosProvider {
     let pool: PostgresPool
+    let signer: URLSigner
     let settings: MediaSettings
 
     func getPhotoSet(_ request: ProfilePhotos.GetPhotoSetRequest, context: ServerCallContext) async throws -> ProfilePhotos.PhotoSet {
@@ -83,7 +84,14 @@ struct ProfilePhotosService: ProfilePhotosProvider {
 
     private func set(of account: UUID, app: String, _ photos: [ProfilePhotos.ProfilePhoto]) -> ProfilePhotos.PhotoSet {
         let limits = settings.photoLimits(app: app)
-        return ProfilePhotos.PhotoSet(accountID: account.uuidString.lowercased(), photos: photos, minimum: limits.minimum,
-                              maximum: limits.maximum)
+        let linked = photos.map { photo in
+            var photo = photo
+            if let blob = UUID(uuidString: photo.blobID) {
+                (photo.url, photo.thumbnails) = signer.photoLinks(blob: blob, status: photo.renditionStatus)
+            }
+            return photo
+        }
+        return ProfilePhotos.PhotoSet(accountID: account.uuidString.lowercased(), photos: linked, minimum: limits.minimum,
+                                      maximum: limits.maximum)
     }
 }

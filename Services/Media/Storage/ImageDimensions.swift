@@ -6,6 +6,13 @@ struct ImageDimensions: Sendable, Equatable {
 
     var pixels: Int { width.multipliedReportingOverflow(by: height).overflow ? Int.max : width * height }
 
+    /// The decompression-bomb rule, for uploads and for the renderer alike: decoding an image
+    /// costs its pixels, so more than `BlobKindPolicy.maximumPixels` is refused before any are.
+    func checkDecodable() throws(MediaError) {
+        guard width > 0, height > 0 else { throw .invalidImage }
+        guard pixels <= BlobKindPolicy.maximumPixels else { throw .imageTooLarge(width: width, height: height) }
+    }
+
     /// The dimensions `head` (the file's first bytes) declares; nil when they are not in it.
     static func read(_ type: MediaType, _ head: [UInt8]) -> ImageDimensions? {
         switch type {

@@ -103,20 +103,18 @@ struct UploadReceiver: Sendable {
         try Self.checkType(head, declared: declared)
         var dimensions: ImageDimensions?
         if declared.isImage {
-            guard let found = ImageDimensions.read(declared, head), found.width > 0, found.height > 0 else {
-                throw MediaError.invalidImage
-            }
-            guard found.pixels <= BlobKindPolicy.maximumPixels else {
-                throw MediaError.imageTooLarge(width: found.width, height: found.height)
-            }
+            guard let found = ImageDimensions.read(declared, head) else { throw MediaError.invalidImage }
+            try found.checkDecodable()
             dimensions = found
         }
         let sha256 = try hasher.finalize().map { String(format: "%02x", $0) }.joined()
         return try await pool.withTransaction { connection in
             try await BlobStore.lockContent(sha256, on: connection)
             try await storage.commitPart(upload.id, sha256: sha256)
-            return try await BlobStore.insertBlob(id: UUID(), upload: upload, app: app, owner: owner, sha256: sha256,
-                                                  dimensions: dimensions, on: connection)
+            let blob = try await BlobStore.insertBlob(id: UUID(), upload: upload, app: app, owner: owner, sha256: sha256,
+                                                      dimensions: dimensions, on: connection)
+            if blob.kind == .photo { try await RenditionStore.request(sha256, contentType: blob.contentType, on: connection) }
+            return blob
         }
     }
 

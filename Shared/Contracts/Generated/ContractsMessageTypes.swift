@@ -210,6 +210,7 @@ package enum ContractsMessageTypes {
         "rendezvous.media.v1.RemovePhotoRequest": ProfilePhotos.RemovePhotoRequest.self,
         "rendezvous.media.v1.ReorderPhotosRequest": ProfilePhotos.ReorderPhotosRequest.self,
         "rendezvous.media.v1.SetMemberRoleRequest": Momento.SetMemberRoleRequest.self,
+        "rendezvous.media.v1.Thumbnail": Media.Thumbnail.self,
         "rendezvous.media.v1.UploadChunk": Media.UploadChunk.self,
         "rendezvous.media.v1.UploadStatus": Media.UploadStatus.self,
         "rendezvous.media.v1.WatchEventCountersRequest": Momento.WatchEventCountersRequest.self,

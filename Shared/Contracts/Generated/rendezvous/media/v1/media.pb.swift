@@ -310,23 +310,64 @@ public enum Media {
         public var url: String = ""
         /// `Timestamp expires_at = 2;`
         public var expiresAt: Timestamp?
+        /// Photos: the thumbnails, smallest first, signed with the same expiry. Empty for other kinds.
+        ///
+        /// `repeated Thumbnail thumbnails = 3;`
+        public var thumbnails: [Thumbnail] = []
 
         public init() {}
 
-        public init(url: String = "", expiresAt: Timestamp? = nil) {
+        public init(url: String = "", expiresAt: Timestamp? = nil, thumbnails: [Thumbnail] = []) {
             self.url = url
             self.expiresAt = expiresAt
+            self.thumbnails = thumbnails
         }
 
         public func encode(to writer: inout ProtoWriter) {
             if !self.url.isEmpty { writer.writeString(field: 1, self.url) }
             if let value = self.expiresAt { writer.writeMessage(field: 2, value) }
+            for value in self.thumbnails { writer.writeMessage(field: 3, value) }
         }
 
         public mutating func decodeField(_ field: Int, from reader: inout ProtoReader) throws {
             switch field {
             case 1: self.url = try reader.readString()
             case 2: self.expiresAt = try reader.mergeMessage(self.expiresAt)
+            case 3: try reader.readRepeatedMessage(into: &self.thumbnails)
+            default: try reader.skipField()
+            }
+        }
+    }
+
+    /// A photo's thumbnail: JPEG, orientation applied, no metadata.
+    ///
+    /// `rendezvous.media.v1.Thumbnail`.
+    public struct Thumbnail: ProtoMessage, Hashable {
+        /// The long side it is made to, in pixels (320 or 1080; smaller photos are not enlarged).
+        ///
+        /// `int32 max_side = 1;`
+        public var maxSide: Int32 = 0
+        /// A signed download URL, like DownloadURL.url.
+        ///
+        /// `string url = 2;`
+        public var url: String = ""
+
+        public init() {}
+
+        public init(maxSide: Int32 = 0, url: String = "") {
+            self.maxSide = maxSide
+            self.url = url
+        }
+
+        public func encode(to writer: inout ProtoWriter) {
+            if self.maxSide != 0 { writer.writeInt32(field: 1, self.maxSide) }
+            if !self.url.isEmpty { writer.writeString(field: 2, self.url) }
+        }
+
+        public mutating func decodeField(_ field: Int, from reader: inout ProtoReader) throws {
+            switch field {
+            case 1: self.maxSide = try reader.readInt32()
+            case 2: self.url = try reader.readString()
             default: try reader.skipField()
             }
         }
@@ -347,6 +388,22 @@ public enum Media {
         public static let receipt = BlobKind(rawValue: 3)
         /// MP4; 32 MiB; private.
         public static let videoSelfie = BlobKind(rawValue: 4)
+    }
+
+    /// Whether a photo's renditions (full-size and thumbnails) are made.
+    ///
+    /// `rendezvous.media.v1.RenditionStatus`; unknown numbers are kept.
+    public struct RenditionStatus: ProtoEnum {
+        public var rawValue: Int32
+
+        public init(rawValue: Int32) { self.rawValue = rawValue }
+
+        public static let unspecified = RenditionStatus(rawValue: 0)
+        /// Not made yet: the URLs work, and the first GET waits for them (up to 10 s).
+        public static let pending = RenditionStatus(rawValue: 1)
+        public static let ready = RenditionStatus(rawValue: 2)
+        /// libvips could not decode the photo: it is never served.
+        public static let failed = RenditionStatus(rawValue: 3)
     }
 
     /// `rendezvous.media.v1.ErrorReason`; unknown numbers are kept.
@@ -410,6 +467,8 @@ public enum Media {
         public static let memberNotFound = ErrorReason(rawValue: 38)
         public static let invalidPageToken = ErrorReason(rawValue: 39)
         public static let invalidPageSize = ErrorReason(rawValue: 40)
+        /// A photo whose bytes cannot be decoded as an image: it is never served.
+        public static let imageUnreadable = ErrorReason(rawValue: 41)
         /// The blob store (the S3-compatible backend) cannot be reached or refuses media's requests;
         /// the bytes of an unfinished upload are kept, so the upload can resume later.
         public static let storageUnavailable = ErrorReason(rawValue: 50)
@@ -457,6 +516,7 @@ public enum Media {
             case 38: "MEMBER_NOT_FOUND"
             case 39: "INVALID_PAGE_TOKEN"
             case 40: "INVALID_PAGE_SIZE"
+            case 41: "IMAGE_UNREADABLE"
             case 50: "STORAGE_UNAVAILABLE"
             default: nil
             }
@@ -505,6 +565,7 @@ public enum Media {
             case 38: .notFound
             case 39: .invalidArgument
             case 40: .invalidArgument
+            case 41: .failedPrecondition
             case 50: .unavailable
             default: .unknown
             }
@@ -553,6 +614,7 @@ public enum Media {
             case "MEMBER_NOT_FOUND": self = .memberNotFound
             case "INVALID_PAGE_TOKEN": self = .invalidPageToken
             case "INVALID_PAGE_SIZE": self = .invalidPageSize
+            case "IMAGE_UNREADABLE": self = .imageUnreadable
             case "STORAGE_UNAVAILABLE": self = .storageUnavailable
             default: return nil
             }

@@ -526,10 +526,17 @@ public enum Momento {
         public var contentType: String = ""
         /// `Timestamp added_at = 8;`
         public var addedAt: Timestamp?
-        /// A signed download URL (media.proto), valid for an hour.
+        /// A signed download URL (media.proto) of the full-size rendition, valid for an hour; empty
+        /// when rendition_status is FAILED.
         ///
         /// `string url = 9;`
         public var url: String = ""
+        /// Signed like url; empty when rendition_status is FAILED.
+        ///
+        /// `repeated Thumbnail thumbnails = 10;`
+        public var thumbnails: [Media.Thumbnail] = []
+        /// `RenditionStatus rendition_status = 11;`
+        public var renditionStatus: Media.RenditionStatus = .unspecified
 
         public init() {}
 
@@ -542,7 +549,9 @@ public enum Momento {
             height: Int32 = 0,
             contentType: String = "",
             addedAt: Timestamp? = nil,
-            url: String = ""
+            url: String = "",
+            thumbnails: [Media.Thumbnail] = [],
+            renditionStatus: Media.RenditionStatus = .unspecified
         ) {
             self.photoID = photoID
             self.eventID = eventID
@@ -553,6 +562,8 @@ public enum Momento {
             self.contentType = contentType
             self.addedAt = addedAt
             self.url = url
+            self.thumbnails = thumbnails
+            self.renditionStatus = renditionStatus
         }
 
         public func encode(to writer: inout ProtoWriter) {
@@ -565,6 +576,8 @@ public enum Momento {
             if !self.contentType.isEmpty { writer.writeString(field: 7, self.contentType) }
             if let value = self.addedAt { writer.writeMessage(field: 8, value) }
             if !self.url.isEmpty { writer.writeString(field: 9, self.url) }
+            for value in self.thumbnails { writer.writeMessage(field: 10, value) }
+            if self.renditionStatus.rawValue != 0 { writer.writeEnum(field: 11, self.renditionStatus) }
         }
 
         public mutating func decodeField(_ field: Int, from reader: inout ProtoReader) throws {
@@ -578,6 +591,8 @@ public enum Momento {
             case 7: self.contentType = try reader.readString()
             case 8: self.addedAt = try reader.mergeMessage(self.addedAt)
             case 9: self.url = try reader.readString()
+            case 10: try reader.readRepeatedMessage(into: &self.thumbnails)
+            case 11: self.renditionStatus = try reader.readEnum(as: Media.RenditionStatus.self)
             default: try reader.skipField()
             }
         }

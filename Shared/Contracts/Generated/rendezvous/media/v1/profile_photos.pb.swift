@@ -16,14 +16,36 @@ public enum ProfilePhotos {
         public var height: Int32 = 0
         /// `string content_type = 4;`
         public var contentType: String = ""
+        /// A signed download URL (media.proto) of the full-size rendition, valid for an hour; empty
+        /// when rendition_status is FAILED.
+        ///
+        /// `string url = 5;`
+        public var url: String = ""
+        /// Signed like url; empty when rendition_status is FAILED.
+        ///
+        /// `repeated Thumbnail thumbnails = 6;`
+        public var thumbnails: [Media.Thumbnail] = []
+        /// `RenditionStatus rendition_status = 7;`
+        public var renditionStatus: Media.RenditionStatus = .unspecified
 
         public init() {}
 
-        public init(blobID: String = "", width: Int32 = 0, height: Int32 = 0, contentType: String = "") {
+        public init(
+            blobID: String = "",
+            width: Int32 = 0,
+            height: Int32 = 0,
+            contentType: String = "",
+            url: String = "",
+            thumbnails: [Media.Thumbnail] = [],
+            renditionStatus: Media.RenditionStatus = .unspecified
+        ) {
             self.blobID = blobID
             self.width = width
             self.height = height
             self.contentType = contentType
+            self.url = url
+            self.thumbnails = thumbnails
+            self.renditionStatus = renditionStatus
         }
 
         public func encode(to writer: inout ProtoWriter) {
@@ -31,6 +53,9 @@ public enum ProfilePhotos {
             if self.width != 0 { writer.writeInt32(field: 2, self.width) }
             if self.height != 0 { writer.writeInt32(field: 3, self.height) }
             if !self.contentType.isEmpty { writer.writeString(field: 4, self.contentType) }
+            if !self.url.isEmpty { writer.writeString(field: 5, self.url) }
+            for value in self.thumbnails { writer.writeMessage(field: 6, value) }
+            if self.renditionStatus.rawValue != 0 { writer.writeEnum(field: 7, self.renditionStatus) }
         }
 
         public mutating func decodeField(_ field: Int, from reader: inout ProtoReader) throws {
@@ -39,6 +64,9 @@ public enum ProfilePhotos {
             case 2: self.width = try reader.readInt32()
             case 3: self.height = try reader.readInt32()
             case 4: self.contentType = try reader.readString()
+            case 5: self.url = try reader.readString()
+            case 6: try reader.readRepeatedMessage(into: &self.thumbnails)
+            case 7: self.renditionStatus = try reader.readEnum(as: Media.RenditionStatus.self)
             default: try reader.skipField()
             }
         }

@@ -1,0 +1,95 @@
+import CVips
+import Foundation
+
+/// Real, decodable photos made with libvips (a smooth gradient, so that encoders behave as on a
+/// photo), and the EXIF a phone writes into one: the orientation and where it was taken.
+enum PhotoFixtures {
+    /// Where the fixtures' EXIF and XMP say the photo was taken.
+    static let latitudeText = "48 deg 51' 29.6\" N"
+    static let xmpMarker = "exif:GPSLatitude=\"48,51.4933N\""
+
+    /// A `width`×`height` RGB (or RGBA) image encoded as `type` ("jpeg", "png" or "heic").
+    static func image(width: Int, height: Int, type: String, alpha: Bool = false, seed: Int = 0) throws -> [UInt8] {
+        let bands = alpha ? 4 : 3
+        var pixels = [UInt8](repeating: 0, count: width * height * bands)
+        for y in 0..<height {
+            for x in 0..<width {
+                let index = (y * width + x) * bands
+                pixels[index] = UInt8(truncatingIfNeeded: x * 255 / max(1, width - 1) &+ seed)
+                pixels[index + 1] = UInt8(truncatingIfNeeded: y * 255 / max(1, height - 1))
+                pixels[index + 2] = UInt8(truncatingIfNeeded: (x ^ y) &+ seed &* 7)
+                if alpha { pixels[index + 3] = UInt8(truncatingIfNeeded: 128 + x % 128) }
+            }
+        }
+        // The seed's bytes in the first pixels: every seed makes other bytes (a new content).
+        for index in 0..<min(8, width * height) { pixels[index * bands] = UInt8(truncatingIfNeeded: seed >> (index * 8)) }
+        guard vips_init("media-tests") == 0 else { throw FixtureError(message: "libvips failed to start") }
+        let image = pixels.withUnsafeBytes { buffer in
+            vips_image_new_from_memory_copy(buffer.baseAddress, buffer.count, Int32(width), Int32(height), Int32(bands),
+                                            VIPS_FORMAT_UCHAR)
+        }
+        guard let image else { throw FixtureError(message: "vips_image_new_from_memory_copy failed") }
+        defer { cvips_unref(image) }
+        var data: UnsafeMutableRawPointer?
+        var length = 0
+        let result = switch type {
+        case "png": cvips_pngsave(image, &data, &length)
+        case "heic": cvips_heifsave(image, 60, &data, &length)
+        default: cvips_jpegsave(image, 92, &data, &length)
+        }
+        guard result == 0, let data else { throw FixtureError(message: "saving \(type) failed: \(String(cString: vips_error_buffer()))") }
+        defer { cvips_free(data) }
+        return Array(UnsafeRawBufferPointer(start: data, count: length))
+    }
+
+    /// `jpeg` with an Exif APP1 (orientation `orientation`, a GPS position) and an XMP APP1
+    /// (the position again) right after SOI, as a phone's camera writes them.
+    static func withLocation(_ jpeg: [UInt8], orientation: UInt16 = 6) -> [UInt8] {
+        precondition(jpeg.starts(with: [0xFF, 0xD8]))
+        return [0xFF, 0xD8] + segment(0xE1, Array("Exif".utf8) + [0, 0] + tiff(orientation: orientation))
+            + segment(0xE1, Array("http://ns.adobe.com/xap/1.0/".utf8) + [0] + Array(xmp.utf8)) + jpeg.dropFirst(2)
+    }
+
+    private static let xmp = """
+        <x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#">\
+        <rdf:Description xmlns:exif="http://ns.adobe.com/exif/1.0/" \(xmpMarker) exif:GPSLongitude="2,17.6350E"/>\
+        </rdf:RDF></x:xmpmeta>
+        """
+
+    /// A big-endian TIFF (Exif 2.3 §4.6): IFD0 with Orientation and a GPS IFD pointer, the GPS
+    /// IFD with latitude and longitude as degrees, minutes, seconds.
+    private static func tiff(orientation: UInt16) -> [UInt8] {
+        // Offsets from the TIFF header: IFD0 at 8 (2 entries: 2 + 24 + 4 = 30 bytes), GPS IFD at
+        // 38 (4 entries: 2 + 48 + 4 = 54 bytes), then the two rationals' triples at 92 and 116.
+        var bytes: [UInt8] = Array("MM".utf8) + be16(42) + be32(8)
+        bytes += be16(2)
+        bytes += be16(0x0112) + be16(3) + be32(1) + be16(orientation) + be16(0)
+        bytes += be16(0x8825) + be16(4) + be32(1) + be32(38)
+        bytes += be32(0)
+        bytes += be16(4)
+        bytes += be16(0x0001) + be16(2) + be32(2) + Array("N".utf8) + [0, 0, 0]
+        bytes += be16(0x0002) + be16(5) + be32(3) + be32(92)
+        bytes += be16(0x0003) + be16(2) + be32(2) + Array("E".utf8) + [0, 0, 0]
+        bytes += be16(0x0004) + be16(5) + be32(3) + be32(116)
+        bytes += be32(0)
+        for value in [(48, 1), (51, 1), (296, 10), (2, 1), (17, 1), (381, 10)] as [(UInt32, UInt32)] {
+            bytes += be32(value.0) + be32(value.1)
+        }
+        return bytes
+    }
+
+    private static func segment(_ marker: UInt8, _ payload: [UInt8]) -> [UInt8] {
+        [0xFF, marker] + be16(UInt16(payload.count + 2)) + payload
+    }
+
+    private static func be32(_ value: UInt32) -> [UInt8] {
+        [UInt8(value >> 24), UInt8(truncatingIfNeeded: value >> 16), UInt8(truncatingIfNeeded: value >> 8), UInt8(truncatingIfNeeded: value)]
+    }
+
+    private static func be16(_ value: UInt16) -> [UInt8] { [UInt8(value >> 8), UInt8(truncatingIfNeeded: value)] }
+}
+
+struct FixtureError: Error, CustomStringConvertible {
+    var message: String
+    var description: String { message }
+}
