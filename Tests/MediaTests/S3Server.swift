@@ -53,9 +53,10 @@ struct S3Server: Sendable {
         _ = try await control("/_test/fail?count=\(count)&match=\(matching)")
     }
 
-    /// The next `count` S3 requests are answered `delay` late.
-    func stallNext(_ count: Int, by delay: Duration) async throws {
-        _ = try await control("/_test/stall?count=\(count)&ms=\(delay.components.seconds * 1000 + delay.components.attoseconds / 1_000_000_000_000_000)")
+    /// The next `count` S3 requests (those whose "/path?query" contains `matching`) are answered `delay` late.
+    func stallNext(_ count: Int, by delay: Duration, matching: String = "") async throws {
+        let milliseconds = delay.components.seconds * 1000 + delay.components.attoseconds / 1_000_000_000_000_000
+        _ = try await control("/_test/stall?count=\(count)&ms=\(milliseconds)&match=\(matching)")
     }
 
     private func control(_ path: String) async throws -> String {

@@ -7,7 +7,8 @@ input closes (the suite that started it ended, however it ended) or it is termin
 Besides S3 it answers, outside any bucket name:
   GET /_test/fail?count=N[&match=TEXT]   the next N S3 requests (whose "/path?query" contains
       TEXT, when given) get 503 SlowDown (retries, outages)
-  GET /_test/stall?count=N&ms=M   the next N S3 requests are answered M milliseconds late (timeouts)
+  GET /_test/stall?count=N&ms=M[&match=TEXT]   the next N S3 requests (those containing TEXT,
+      when given) are answered M milliseconds late (timeouts)
   GET /_test/log     the S3 requests so far, one "METHOD /path?query" per line
   GET /_test/keys?bucket=B   the bucket's object keys and sizes, one "key size" per line
   GET /_test/multipart?bucket=B   how many multipart uploads are unfinished
@@ -27,7 +28,7 @@ from moto.moto_server.werkzeug_app import DomainDispatcherApplication, create_ba
 from moto.s3.models import s3_backends
 from werkzeug.serving import make_server
 
-state = {"fail": 0, "match": "", "stall": 0, "stall_ms": 0, "log": []}
+state = {"fail": 0, "match": "", "stall": 0, "stall_ms": 0, "stall_match": "", "log": []}
 lock = threading.Lock()
 
 
@@ -65,6 +66,7 @@ def application(moto):
                 with lock:
                     state["stall"] = int(arguments.get("count", "0"))
                     state["stall_ms"] = int(arguments.get("ms", "0"))
+                    state["stall_match"] = arguments.get("match", "")
                 return text(start_response, "200 OK", "")
             if path == "/_test/log":
                 with lock:
@@ -84,7 +86,7 @@ def application(moto):
             failing = state["fail"] > 0 and state["match"] in target
             if failing:
                 state["fail"] -= 1
-            stall = state["stall_ms"] if state["stall"] > 0 else 0
+            stall = state["stall_ms"] if state["stall"] > 0 and state["stall_match"] in target else 0
             if stall:
                 state["stall"] -= 1
         if stall:
