@@ -3,7 +3,7 @@ import Foundation
 import Postgres
 
 /// Rows of `discovery.swipes` (one per ordered pair) and the daily allowance counters of
-/// `discovery.daily_usage`, counted per UTC day.
+/// `discovery.daily_usage`, counted per UTC day (`AllowanceDay`, chosen by the caller's clock).
 enum SwipeStore {
     struct Existing: Sendable {
         var action: Discovery.SwipeAction
@@ -20,14 +20,15 @@ enum SwipeStore {
 
     /// What a swipe needs to know, in one statement once the pair is locked: the swiper's earlier
     /// swipe on the target, whether the target is someone they may swipe on (an active profile
-    /// of the app, not blocked either way), and the swiper's usage today (UTC).
+    /// of the app, not blocked either way), and the swiper's usage on `day`.
     struct State: Sendable {
         var existing: Existing?
         var visible: Bool
         var used: (likes: Int32, superLikes: Int32)
     }
 
-    static func state(of swiper: UUID, on target: UUID, app: String, on connection: Connection) async throws -> State {
+    static func state(of swiper: UUID, on target: UUID, app: String, day: AllowanceDay,
+                      on connection: Connection) async throws -> State {
         let rows = try await connection.query("""
             SELECT s.action, \(UnixMicroseconds.sql("s.created_at")),
                    EXISTS (SELECT 1 FROM discovery.profiles p
@@ -38,8 +39,8 @@ enum SwipeStore {
                    coalesce(u.likes, 0), coalesce(u.super_likes, 0)
             FROM (SELECT 1) one
             LEFT JOIN discovery.swipes s ON s.swiper_id = $1 AND s.target_id = $2
-            LEFT JOIN discovery.daily_usage u ON u.account_id = $1 AND u.day = (now() AT TIME ZONE 'UTC')::date
-            """, [.uuid(swiper), .uuid(target), .text(app)])
+            LEFT JOIN discovery.daily_usage u ON u.account_id = $1 AND u.day = date '1970-01-01' + $4::integer
+            """, [.uuid(swiper), .uuid(target), .text(app), .int32(day.number)])
         let row = rows[0]
         let existing = try row.decode(0, as: Int16?.self).map { action in
             Existing(action: Discovery.SwipeAction(rawValue: Int32(action)), createdAt: try row.decode(1))
@@ -64,31 +65,31 @@ enum SwipeStore {
         return (try rows[0].decode(0), likedBack)
     }
 
-    /// Today's (UTC) likes and super-likes of `account`.
-    static func usage(of account: UUID, on connection: Connection) async throws -> (likes: Int32, superLikes: Int32) {
+    /// The likes and super-likes `account` spent on `day`.
+    static func usage(of account: UUID, day: AllowanceDay, on connection: Connection) async throws -> (likes: Int32, superLikes: Int32) {
         let rows = try await connection.query("""
-            SELECT likes, super_likes FROM discovery.daily_usage WHERE account_id = $1 AND day = (now() AT TIME ZONE 'UTC')::date
-            """, [.uuid(account)])
+            SELECT likes, super_likes FROM discovery.daily_usage WHERE account_id = $1 AND day = date '1970-01-01' + $2::integer
+            """, [.uuid(account), .int32(day.number)])
         guard let row = rows.first else { return (0, 0) }
         return (try row.decode(0), try row.decode(1))
     }
 
-    /// Counts one like or super-like against today's allowance of that kind, `limit` (-1: no
+    /// Counts one like or super-like against `day`'s allowance of that kind, `limit` (-1: no
     /// limit), unless it is spent; the usage after it, or nil when the allowance was spent.
     /// Concurrent swipes of one account queue on its counter row, so the limit holds under any
     /// concurrency.
-    static func spend(_ action: Discovery.SwipeAction, by account: UUID, limit: Int32,
+    static func spend(_ action: Discovery.SwipeAction, by account: UUID, limit: Int32, day: AllowanceDay,
                       on connection: Connection) async throws -> (likes: Int32, superLikes: Int32)? {
         let (likes, superLikes): (Int32, Int32) = action == .superLike ? (0, 1) : (1, 0)
         if limit == 0 { return nil }
         let rows = try await connection.query("""
             INSERT INTO discovery.daily_usage AS u (account_id, day, likes, super_likes)
-            VALUES ($1, (now() AT TIME ZONE 'UTC')::date, $2, $3)
+            VALUES ($1, date '1970-01-01' + $6::integer, $2, $3)
             ON CONFLICT (account_id, day) DO UPDATE SET likes = u.likes + EXCLUDED.likes, super_likes = u.super_likes + EXCLUDED.super_likes
             WHERE ($4 < 0 OR u.likes + EXCLUDED.likes <= $4) AND ($5 < 0 OR u.super_likes + EXCLUDED.super_likes <= $5)
             RETURNING u.likes, u.super_likes
             """, [.uuid(account), .int32(likes), .int32(superLikes),
-                  .int32(action == .superLike ? -1 : limit), .int32(action == .superLike ? limit : -1)])
+                  .int32(action == .superLike ? -1 : limit), .int32(action == .superLike ? limit : -1), .int32(day.number)])
         guard let row = rows.first else { return nil }
         return (try row.decode(0), try row.decode(1))
     }
