@@ -42,6 +42,23 @@ import Testing
         let again = try await Self.importInstagram(ana, token: "\(tag)-ana", members)
         #expect(again.matched == 2 && again.connectionsAdded == 0)
         #expect(try await Self.instagramConnections(of: [ana, ben, cai, dan], members) == expected)
+
+        // Eve is one of the accounts Ana follows that had no member yet: her first import finds
+        // Ana by Ana's (re-imported) list.
+        let eve = try await members.join("swivo")
+        try await InstagramGraphStandIn.register(["\(tag)-eve": .init(id: "\(tag)-x1", username: "eve.ig")])
+        let eveFirst = try await Self.importInstagram(eve, token: "\(tag)-eve", members)
+        #expect(eveFirst.matched == 1 && eveFirst.connectionsAdded == 1, "Ana, who follows Eve")
+        #expect(try await Self.instagramConnections(of: [eve], members) == [[eve.id, ana.id]])
+        // A second member proving the same Instagram account takes the link over.
+        let eveAgain = try await members.join("swivo")
+        let moved = try await Self.importInstagram(eveAgain, token: "\(tag)-eve", members)
+        #expect(moved.instagramUserID == "\(tag)-x1" && moved.matched == 1)
+        let holders = try await members.admin.withConnection { connection in
+            try await connection.query("SELECT account_id::text FROM discovery.instagram_links WHERE instagram_id = $1",
+                                       [.text("\(tag)-x1")]).map { try $0.decode(0, as: String.self) }
+        }
+        #expect(holders == [eveAgain.id])
     }
 
     /// A token Instagram refuses (and an empty one) is INVALID_ARGUMENT INSTAGRAM_TOKEN_INVALID,

@@ -13,14 +13,18 @@ enum InstagramStore {
     static func link(_ account: UUID, app: String, to instagram: InstagramGraph.Account,
                      on connection: Connection) async throws -> [UUID] {
         _ = try await connection.query("SELECT pg_advisory_xact_lock(hashtextextended('instagram:' || $1, 7102))", [.text(app)])
+        // Deletes first, in statements of their own: a DELETE in a WITH of the INSERT would run
+        // beside it, and the INSERT could still meet the rows it replaces.
         _ = try await connection.execute("""
-            WITH moved AS (DELETE FROM discovery.instagram_links WHERE app = $2 AND instagram_id = $3 AND account_id <> $1)
+            DELETE FROM discovery.instagram_links WHERE app = $2 AND instagram_id = $3 AND account_id <> $1
+            """, [.uuid(account), .text(app), .text(instagram.id)])
+        _ = try await connection.execute("""
             INSERT INTO discovery.instagram_links (account_id, app, instagram_id, username) VALUES ($1, $2, $3, $4)
             ON CONFLICT (account_id) DO UPDATE SET instagram_id = EXCLUDED.instagram_id, username = EXCLUDED.username,
                                                    linked_at = now()
             """, [.uuid(account), .text(app), .text(instagram.id), .text(instagram.username)])
+        _ = try await connection.execute("DELETE FROM discovery.instagram_related WHERE account_id = $1", [.uuid(account)])
         _ = try await connection.execute("""
-            WITH cleared AS (DELETE FROM discovery.instagram_related WHERE account_id = $1)
             INSERT INTO discovery.instagram_related (account_id, instagram_id)
             SELECT $1, id FROM unnest($2::text[]) id ON CONFLICT DO NOTHING
             """, [.uuid(account), .textArray(Array(instagram.related))])

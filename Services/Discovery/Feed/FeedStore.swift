@@ -89,7 +89,7 @@ enum FeedStore {
                   AND ($8::text[] IS NULL OR p.cuisines && $8::text[])
                 ORDER BY \(windowOrder)
                 LIMIT \(window)
-            ), scored AS (
+            ), scored AS MATERIALIZED (
                 SELECT c.*, l.action AS liked, v.as_of,
                        CASE WHEN v.location IS NULL OR c.location IS NULL THEN 0
                             ELSE ST_Distance(c.location, v.location, false) END AS distance,
@@ -118,7 +118,8 @@ enum FeedStore {
             -- The radius applies to the window, not inside it: a filter there would turn the
             -- index-ordered nearest-first scan into a scan and sort of everyone in range. It
             -- compares the distance already computed (the same sphere distance ST_DWithin
-            -- measures), so each candidate's distance is computed once.
+            -- measures); `scored` is materialised so that distance and the mutual count are
+            -- computed once per candidate, not again wherever the score and the row refer to them.
             WHERE ($14::float8 IS NULL OR distance <= $4::float8)
               AND ($10::int8 IS NULL OR score < $10::int8 OR (score = $10::int8 AND account_id > $11::uuid))
             ORDER BY score DESC, account_id
