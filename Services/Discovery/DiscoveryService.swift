@@ -50,11 +50,10 @@ struct DiscoveryService: DiscoveryProvider {
         let (tier, entitlements) = try await tiers.entitlements(app: caller.app, tier: caller.tier)
         let today = settings.clock.today()
         return try await pool.withTransaction { connection in
-            try await SwipeStore.lockPair(swiper, target, on: connection)
             var response = Discovery.SwipeResponse()
             let quiz = settings.isQuiz(app: caller.app, role: caller.role)
-            let state = try await SwipeStore.state(of: swiper, on: target, app: caller.app, day: today,
-                                                   on: connection)
+            let state = try await SwipeStore.lockPairAndReadState(of: swiper, on: target, app: caller.app, day: today,
+                                                                  on: connection)
             var used = state.used
             if let existing = state.existing {
                 guard existing.action == request.action else {
@@ -68,17 +67,22 @@ struct DiscoveryService: DiscoveryProvider {
                 return response
             }
             guard state.visible else { throw DiscoveryError.userNotFound }
+            let swipedAt: Int64
+            let likedBack: Discovery.SwipeAction?
             if request.action != .pass {
                 let (kind, limit) = request.action == .superLike
                     ? ("super_likes", entitlements.superLikesPerDay) : ("likes", entitlements.likesPerDay)
-                guard let spent = try await SwipeStore.spend(request.action, by: swiper, limit: limit, day: today,
-                                                             on: connection) else {
+                // Thrown, the error rolls back the swipe recorded beside the spent allowance.
+                guard let spent = try await SwipeStore.spendAndInsert(request.action, by: swiper, on: target, app: caller.app,
+                                                                      quiz: quiz, limit: limit, day: today,
+                                                                      on: connection) else {
                     throw DiscoveryError.quotaExceeded(kind: kind, limit: limit, resetsAt: today.resetsAt)
                 }
-                used = spent
-            }
-            let (swipedAt, likedBack) = try await SwipeStore.insert(by: swiper, on: target, app: caller.app,
+                (used, swipedAt, likedBack) = spent
+            } else {
+                (swipedAt, likedBack) = try await SwipeStore.insert(by: swiper, on: target, app: caller.app,
                                                                     action: request.action, quiz: quiz, on: connection)
+            }
             response.swipe = Discovery.Swipe(accountID: target.uuidString.lowercased(), action: request.action,
                                              swipedAt: Timestamp(microseconds: swipedAt))
             response.quiz = quiz
