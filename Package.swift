@@ -91,7 +91,7 @@ let package = Package(
                                                            .product(name: "Logging", package: "swift-log")],
                           path: "Services/Identity", swiftSettings: swiftSettings),
 
-        .executableTarget(name: "Discovery", dependencies: ["Auth", "Contracts", "CryptoCore", "Postgres", "RPC", "Runtime"],
+        .executableTarget(name: "Discovery", dependencies: ["Auth", "Contracts", "CryptoCore", "OutboundHTTP", "Postgres", "RPC", "Runtime"],
                           path: "Services/Discovery", swiftSettings: swiftSettings),
 
         .executableTarget(name: "Production", dependencies: ["Auth", "Contracts", "CryptoCore", "Postgres", "RPC", "Runtime"],
@@ -129,7 +129,7 @@ let package = Package(
                     swiftSettings: swiftSettings),
         .testTarget(name: "DiscoveryTests", dependencies: ["Discovery", "Auth", "Contracts", "CryptoCore", "Postgres", "RPC", "Runtime",
                                                            "TestSupport"],
-                    swiftSettings: swiftSettings),
+                    exclude: ["Fixtures"], swiftSettings: swiftSettings),
         .testTarget(name: "ProductionTests", dependencies: ["Production", "Auth", "Contracts", "Postgres", "RPC", "Runtime", "TestSupport"],
                     swiftSettings: swiftSettings),
         .testTarget(name: "MessagingTests", dependencies: ["Messaging", "Auth", "Contracts", "CryptoCore", "HTTP2", "Postgres", "RPC",

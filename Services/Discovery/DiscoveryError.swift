@@ -19,6 +19,8 @@ enum DiscoveryError: Error, Sendable, Equatable, RPCErrorConvertible {
     case identityUnavailable
     case tierRequired(feature: String, tier: String)
     case invalidContacts(String)
+    case instagramTokenInvalid
+    case instagramUnavailable(cause: String)
 
     var rpcError: RPCError {
         switch self {
@@ -56,6 +58,12 @@ enum DiscoveryError: Error, Sendable, Equatable, RPCErrorConvertible {
                      details: ["feature": feature, "tier": tier])
         case .invalidContacts(let message):
             RPCError(Discovery.ErrorReason.invalidContacts, message: message)
+        case .instagramTokenInvalid:
+            RPCError(Discovery.ErrorReason.instagramTokenInvalid,
+                     message: "Instagram did not accept the access token; sign in to Instagram again")
+        case .instagramUnavailable(let cause):
+            RPCError(Discovery.ErrorReason.instagramUnavailable, message: "Instagram could not be reached; try again shortly",
+                     details: ["cause": cause])
         case .identityUnavailable:
             RPCError(Discovery.ErrorReason.identityUnavailable, message: "tiers are unavailable; try again shortly")
         }

@@ -20,6 +20,9 @@ struct DiscoveryMain {
             fflush(nil)
         }) { context in
             let settings = try DiscoverySettings.load(from: context.environment)
+            if settings.clock.offsetSeconds != 0 {
+                context.logger.warning("test clock: daily allowances counted \(settings.clock.offsetSeconds) s off the system clock")
+            }
             let credential = try context.environment.serviceCredential()
             if credential == nil {
                 context.logger.warning("\(EnvironmentReader.serviceNameVariable) is not set: identity's events cannot be followed")
@@ -34,7 +37,8 @@ struct DiscoveryMain {
 
             let server = DiscoveryServer(pool: pool, settings: settings, identity: identity, outbox: outbox,
                                          notifier: notifier, accepted: accepted, revocations: context.revocations,
-                                         credential: credential)
+                                         credential: credential,
+                                         outbound: BlockingWorkPool(threads: 2, name: "instagram"))
             context.followRevocations(identity: identity, credential: credential)
             let projection = try EventConsumer(source: "identity", schema: "discovery", pool: pool, client: identity,
                                                types: ProfileProjection.eventTypes, credential: credential,

@@ -14,12 +14,13 @@ struct DiscoveryServer: Sendable {
     let projection: ProfileProjection
 
     init(pool: PostgresPool, settings: DiscoverySettings, identity: RPCClient, outbox: Outbox, notifier: OutboxNotifier,
-         accepted: ServiceCredentials, revocations: RevocationList?, credential: ServiceCredential?) {
+         accepted: ServiceCredentials, revocations: RevocationList?, credential: ServiceCredential?, outbound: BlockingWorkPool) {
         let matches = MatchStore(outbox: outbox)
         let discovery = DiscoveryService(pool: pool, tiers: TierCatalog(client: MembershipClient(client: identity)),
                                          matches: matches, settings: settings,
                                          contacts: ContactMatcher(client: ContactsInternalClient(client: identity),
-                                                                  credential: credential))
+                                                                  credential: credential),
+                                         instagram: InstagramGraph(settings: settings.instagram, http: outbound))
         let events = EventStreamService(outbox: outbox, pool: pool, notifier: notifier)
         let sessions = GroupSessionsService(pool: pool, store: SessionStore(outbox: outbox, inviteLinkBase: settings.inviteLinkBase),
                                             events: events)

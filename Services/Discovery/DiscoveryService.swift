@@ -14,6 +14,8 @@ struct DiscoveryService: DiscoveryProvider {
     let settings: DiscoverySettings
     /// Identity's hashed-contact matching, called with discovery's own credential (nil: none configured).
     let contacts: ContactMatcher
+    /// Instagram's Graph endpoint, for ImportInstagram.
+    let instagram: InstagramGraph
 
     func getFeed(_ request: Discovery.GetFeedRequest, context: ServerCallContext) async throws -> Discovery.GetFeedResponse {
         let caller = try context.requireAccount()
@@ -46,11 +48,12 @@ struct DiscoveryService: DiscoveryProvider {
         guard target != swiper else { throw DiscoveryError.cannotSwipeSelf }
         guard [.pass, .like, .superLike].contains(request.action) else { throw DiscoveryError.invalidAction }
         let (tier, entitlements) = try await tiers.entitlements(app: caller.app, tier: caller.tier)
+        let today = settings.clock.today()
         return try await pool.withTransaction { connection in
-            try await SwipeStore.lockPair(swiper, target, on: connection)
             var response = Discovery.SwipeResponse()
             let quiz = settings.isQuiz(app: caller.app, role: caller.role)
-            let state = try await SwipeStore.state(of: swiper, on: target, app: caller.app, on: connection)
+            let state = try await SwipeStore.lockPairAndReadState(of: swiper, on: target, app: caller.app, day: today,
+                                                                  on: connection)
             var used = state.used
             if let existing = state.existing {
                 guard existing.action == request.action else {
@@ -60,20 +63,26 @@ struct DiscoveryService: DiscoveryProvider {
                                                  swipedAt: Timestamp(microseconds: existing.createdAt))
                 response.match = try await matches.find(between: swiper, and: target, on: connection)?.message
                 response.quiz = quiz
-                response.quota = Self.quota(tier: tier, entitlements, used: used)
+                response.quota = Self.quota(tier: tier, entitlements, used: used, day: today)
                 return response
             }
             guard state.visible else { throw DiscoveryError.userNotFound }
+            let swipedAt: Int64
+            let likedBack: Discovery.SwipeAction?
             if request.action != .pass {
                 let (kind, limit) = request.action == .superLike
                     ? ("super_likes", entitlements.superLikesPerDay) : ("likes", entitlements.likesPerDay)
-                guard let spent = try await SwipeStore.spend(request.action, by: swiper, limit: limit, on: connection) else {
-                    throw DiscoveryError.quotaExceeded(kind: kind, limit: limit, resetsAt: Self.nextUTCMidnight())
+                // Thrown, the error rolls back the swipe recorded beside the spent allowance.
+                guard let spent = try await SwipeStore.spendAndInsert(request.action, by: swiper, on: target, app: caller.app,
+                                                                      quiz: quiz, limit: limit, day: today,
+                                                                      on: connection) else {
+                    throw DiscoveryError.quotaExceeded(kind: kind, limit: limit, resetsAt: today.resetsAt)
                 }
-                used = spent
-            }
-            let (swipedAt, likedBack) = try await SwipeStore.insert(by: swiper, on: target, app: caller.app,
+                (used, swipedAt, likedBack) = spent
+            } else {
+                (swipedAt, likedBack) = try await SwipeStore.insert(by: swiper, on: target, app: caller.app,
                                                                     action: request.action, quiz: quiz, on: connection)
+            }
             response.swipe = Discovery.Swipe(accountID: target.uuidString.lowercased(), action: request.action,
                                              swipedAt: Timestamp(microseconds: swipedAt))
             response.quiz = quiz
@@ -83,7 +92,7 @@ struct DiscoveryService: DiscoveryProvider {
                                                      on: connection)
                 response.match = match.entry.message
             }
-            response.quota = Self.quota(tier: tier, entitlements, used: used)
+            response.quota = Self.quota(tier: tier, entitlements, used: used, day: today)
             return response
         }
     }
@@ -92,8 +101,9 @@ struct DiscoveryService: DiscoveryProvider {
         let caller = try context.requireAccount()
         let account = try caller.accountUUID()
         let (tier, entitlements) = try await tiers.entitlements(app: caller.app, tier: caller.tier)
-        let used = try await pool.withConnection { try await SwipeStore.usage(of: account, on: $0) }
-        return Self.quota(tier: tier, entitlements, used: used)
+        let today = settings.clock.today()
+        let used = try await pool.withConnection { try await SwipeStore.usage(of: account, day: today, on: $0) }
+        return Self.quota(tier: tier, entitlements, used: used, day: today)
     }
 
     func listMatches(_ request: Discovery.ListMatchesRequest, context: ServerCallContext) async throws
@@ -223,6 +233,25 @@ struct DiscoveryService: DiscoveryProvider {
         return Discovery.ImportContactsResponse(matched: Int32(members.count), connectionsAdded: Int32(added))
     }
 
+    func importInstagram(_ request: Discovery.ImportInstagramRequest, context: ServerCallContext) async throws
+        -> Discovery.ImportInstagramResponse {
+        let caller = try context.requireAccount()
+        let account = try caller.accountUUID()
+        let token = request.accessToken.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !token.isEmpty, token.utf8.count <= 4096 else { throw DiscoveryError.instagramTokenInvalid }
+        let instagramAccount = try await instagram.account(token: token)
+        let (members, added) = try await pool.withTransaction { connection in
+            let members = try await InstagramStore.link(account, app: caller.app, to: instagramAccount, on: connection)
+            return (members, try await ConnectionStore.connect(account, with: members, source: .instagram, on: connection))
+        }
+        var response = Discovery.ImportInstagramResponse()
+        response.instagramUserID = instagramAccount.id
+        response.instagramUsername = instagramAccount.username
+        response.matched = Int32(members.count)
+        response.connectionsAdded = Int32(added)
+        return response
+    }
+
     /// Unix seconds of the first instant of next month in UTC, when monthly allowances start again.
     static func nextUTCMonth(now: Date = Date()) -> Int64 {
         var calendar = Calendar(identifier: .gregorian)
@@ -237,18 +266,13 @@ struct DiscoveryService: DiscoveryProvider {
          try PageCursor.parse(token, invalid: DiscoveryError.invalidPageToken))
     }
 
-    /// Unix seconds of the next midnight in UTC, when daily allowances start again.
-    static func nextUTCMidnight(now: Date = Date()) -> Int64 {
-        let seconds = Int64(now.timeIntervalSince1970)
-        return (seconds / 86_400 + 1) * 86_400
-    }
-
-    static func quota(tier: String, _ entitlements: Membership.Entitlements, used: (likes: Int32, superLikes: Int32)) -> Discovery.Quota {
+    static func quota(tier: String, _ entitlements: Membership.Entitlements, used: (likes: Int32, superLikes: Int32),
+                      day: AllowanceDay) -> Discovery.Quota {
         func remaining(_ limit: Int32, _ used: Int32) -> Int32 { limit < 0 ? -1 : max(0, limit - used) }
         var quota = Discovery.Quota()
         quota.likesRemaining = remaining(entitlements.likesPerDay, used.likes)
         quota.superLikesRemaining = remaining(entitlements.superLikesPerDay, used.superLikes)
-        quota.resetsAt = Timestamp(seconds: nextUTCMidnight())
+        quota.resetsAt = Timestamp(seconds: day.resetsAt)
         quota.tier = tier
         return quota
     }

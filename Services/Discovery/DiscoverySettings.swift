@@ -19,12 +19,20 @@ struct DiscoverySettings: Sendable {
     /// What a session's invite code is appended to for its share link
     /// (`RV_DISCOVERY_INVITE_LINK_BASE`; default Swivo's universal link).
     var inviteLinkBase = "https://swivo.app/join/"
+    /// The clock daily allowances are counted by: the system's, unless a test shifts it by
+    /// `RV_DISCOVERY_CLOCK_OFFSET_SECONDS`, which is refused unless `RV_DISCOVERY_TEST_CLOCK=1`
+    /// also says this is a test (a deployment that sets the offset by mistake does not start).
+    var clock = AllowanceClock()
+    /// Where ImportInstagram asks Instagram, and its time limit (`InstagramGraph.Settings`).
+    var instagram = InstagramGraph.Settings()
 
     static let gatedAppsVariable = "RV_DISCOVERY_FILTER_GATED_APPS"
     static let appsVariable = "RV_DISCOVERY_APPS"
     static let identityAddressVariable = "RV_IDENTITY_ADDRESS"
     static let inviteLinkBaseVariable = "RV_DISCOVERY_INVITE_LINK_BASE"
     static let quizRolesVariable = "RV_DISCOVERY_QUIZ_ROLES"
+    static let clockOffsetVariable = "RV_DISCOVERY_CLOCK_OFFSET_SECONDS"
+    static let testClockVariable = "RV_DISCOVERY_TEST_CLOCK"
 
     static func load(from environment: EnvironmentReader) throws(ConfigurationError) -> DiscoverySettings {
         var settings = DiscoverySettings()
@@ -49,6 +57,16 @@ struct DiscoverySettings: Sendable {
                 throw ConfigurationError(variable: inviteLinkBaseVariable, message: "must be a URL prefix such as https://example.com/join/")
             }
             settings.inviteLinkBase = base
+        }
+        settings.instagram = try InstagramGraph.Settings.load(from: environment)
+        if let text = environment[clockOffsetVariable] {
+            guard environment[testClockVariable] == "1" else {
+                throw ConfigurationError(variable: clockOffsetVariable, message: "is for tests only (needs \(testClockVariable)=1)")
+            }
+            guard let seconds = Int64(text), abs(seconds) <= 366 * 86_400 else {
+                throw ConfigurationError(variable: clockOffsetVariable, message: "must be whole seconds within a year")
+            }
+            settings.clock.offsetSeconds = seconds
         }
         if let address = environment[identityAddressVariable] {
             (settings.identityHost, settings.identityPort) = try EnvironmentReader.hostAndPort(address, variable: identityAddressVariable)

@@ -30,6 +30,8 @@ public struct DiscoveryAPI: Sendable {
         static let boost = GatewayMethod("Discovery/Boost", .idempotentWrite, .session)
         /// Connections are a set: importing the same hashes again adds nothing.
         static let importContacts = GatewayMethod("Discovery/ImportContacts", .idempotentWrite, .session)
+        /// The same token imported again links the same account and adds nothing.
+        static let importInstagram = GatewayMethod("Discovery/ImportInstagram", .idempotentWrite, .session)
     }
 
     private var stub: DiscoveryClient { DiscoveryClient(client: runner.rpc) }
@@ -122,6 +124,18 @@ public struct DiscoveryAPI: Sendable {
         let request = Discovery.ImportContactsRequest(hashes: hashes)
         return try await runner.run(Methods.importContacts, deadline: deadline) { [stub] options in
             try await stub.importContacts(request, options: options)
+        }
+    }
+
+    /// Links the member's Instagram account (the access token of the app's Instagram login) and
+    /// connects them with the members they follow or who follow them there. Errors:
+    /// `INSTAGRAM_TOKEN_INVALID` (log in to Instagram again), `INSTAGRAM_UNAVAILABLE` (try later).
+    @discardableResult
+    public func importInstagram(accessToken: String, deadline: Duration? = nil) async throws(GatewayError)
+        -> Discovery.ImportInstagramResponse {
+        let request = Discovery.ImportInstagramRequest(accessToken: accessToken)
+        return try await runner.run(Methods.importInstagram, deadline: deadline) { [stub] options in
+            try await stub.importInstagram(request, options: options)
         }
     }
 }

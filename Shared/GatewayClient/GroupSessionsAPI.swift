@@ -92,16 +92,19 @@ public struct GroupSessionsAPI: Sendable {
         }
     }
 
-    /// The session now, then on every join, match or close, until it ends or the task is
-    /// cancelled. Not resumed after a broken connection: watch again (the first state tells
-    /// what was missed).
+    /// The session now, then on every join, match or close, until it ends (the last state is
+    /// MATCHED or CLOSED) or the task is cancelled. A stream that breaks — the connection drops,
+    /// discovery restarts — is opened again after the retry policy's backoff (a refused access
+    /// token is refreshed once), and every state is delivered once: a match that happened while
+    /// the stream was down arrives when it is back, and nothing already seen is repeated
+    /// (`SessionWatch`). Ends with an error only for what a retry cannot fix, such as
+    /// NOT_FOUND `SESSION_NOT_FOUND` or a signed-out session.
     public func watch(_ sessionID: String) -> AsyncThrowingStream<Sessions.GroupSession, any Error> {
         let (stream, continuation) = AsyncThrowingStream<Sessions.GroupSession, any Error>.makeStream()
-        let task = Task { [runner, stub] in
+        let task = Task { [runner] in
+            var watch = SessionWatch(runner: runner, sessionID: sessionID)
             do {
-                let token = try await runner.sessions.accessToken()
-                let call = try await stub.watchSession(.init(sessionID: sessionID), options: .bearer(token))
-                for try await session in call { continuation.yield(session) }
+                try await watch.run { continuation.yield($0) }
                 continuation.finish()
             } catch {
                 continuation.finish(throwing: RPCError.gateway(error))

@@ -32,21 +32,17 @@ package final class DiscoveryStack: Sendable {
         return "postgresql://\(configuration.user):\(configuration.password ?? "")@\(configuration.host):\(configuration.port)/\(configuration.database)"
     }
 
-    /// Starts both, `messagingInstances` messaging instances (with `messagingEnvironment` added)
+    /// Starts both (discovery with `discoveryEnvironment` added), `messagingInstances` messaging
+    /// instances (with `messagingEnvironment` added)
     /// and the edge when `withEdge`, production after them when `withProduction` (needs a
     /// messaging instance); fails with the db.sh hint when Postgres is down.
-    package static func start(withEdge: Bool = false, messagingInstances: Int = 0,
+    package static func start(withEdge: Bool = false, discoveryEnvironment: [String: String] = [:], messagingInstances: Int = 0,
                               messagingEnvironment: [String: String] = [:],
                               withProduction: Bool = false) async throws -> DiscoveryStack {
         try await TestDatabase.makePool(TestDatabase.configuration(role: "discovery", poolSize: 1)).close()
         let identity = try await startIdentity(credentials: "discovery=\(discoverySecret),messaging=\(messagingSecret),production=\(productionSecret)")
         do {
-            let discovery = try await EndToEndServiceProcess.start("discovery", environment: [
-                "RV_DISCOVERY_PORT": "0", "RV_DISCOVERY_ADMIN_PORT": "0", "RV_PG_URL_DISCOVERY": postgresURL(role: "discovery"),
-                "RV_IDENTITY_ADDRESS": "127.0.0.1:\(identity.port)", "RV_LOG_LEVEL": "warning",
-                "RV_SERVICE_NAME": "discovery", "RV_SERVICE_SECRET": discoverySecret,
-                "RV_SERVICE_CREDENTIALS": "messaging=\(messagingSecret)",
-            ])
+            let discovery = try await startDiscovery(identityPort: identity.port, environment: discoveryEnvironment)
             var messaging: [EndToEndServiceProcess] = []
             do {
                 for _ in 0..<messagingInstances {
@@ -85,6 +81,22 @@ package final class DiscoveryStack: Sendable {
             await identity.stop()
             throw error
         }
+    }
+
+    /// Another `discovery` executable on this stack's identity and database: a second instance,
+    /// or (with the `port` of one that was killed) its restart. `environment` adds to the settings.
+    package func startDiscovery(port: Int = 0, environment: [String: String] = [:]) async throws -> EndToEndServiceProcess {
+        try await Self.startDiscovery(identityPort: identity.port, port: port, environment: environment)
+    }
+
+    private static func startDiscovery(identityPort: Int, port: Int = 0,
+                                       environment extra: [String: String] = [:]) async throws -> EndToEndServiceProcess {
+        try await EndToEndServiceProcess.start("discovery", environment: [
+            "RV_DISCOVERY_PORT": String(port), "RV_DISCOVERY_ADMIN_PORT": "0", "RV_PG_URL_DISCOVERY": postgresURL(role: "discovery"),
+            "RV_IDENTITY_ADDRESS": "127.0.0.1:\(identityPort)", "RV_LOG_LEVEL": "warning",
+            "RV_SERVICE_NAME": "discovery", "RV_SERVICE_SECRET": discoverySecret,
+            "RV_SERVICE_CREDENTIALS": "messaging=\(messagingSecret)",
+        ].merging(extra) { _, given in given })
     }
 
     /// The `identity` executable on an ephemeral port, accepting the service credentials

@@ -10,7 +10,12 @@ concurrent streams (4 connections). Every request is the first page: the ranking
 each time. Then swipes at 16 and 64 streams, by identity-bench (our own gRPC client: each
 request likes the next seeded profile, which a fixed-body tool cannot): every stream a fresh
 account; and likes in group sessions, each stream liking the options of a session of its own
-in turn. RV_BENCH_SECONDS sets each run's length (default 10).
+in turn. Then LikeOption contended on one session: the product's quorum is at most 5, so the
+five participants of one quorum-5 session send from 16 and 64 concurrent callers, every like
+taking that session's row lock without completing an option; after the runs all 64 callers send
+the last missing like of the deck's options at once (each completes one), and the run passes only
+when every caller is answered match_found with one and the same winner (OneSessionLikes).
+RV_BENCH_SECONDS sets each run's length (default 10).
 """
 import json
 import os

@@ -125,6 +125,62 @@ import Testing
         #expect(winners == [final.matchedOption?.optionID ?? ""])
     }
 
+    /// 64 concurrent LikeOption callers on one session of the largest quorum, 5 (each participant
+    /// on 12 or 13 devices at once), every caller liking its participant's deck in turn from its
+    /// own starting point until the session matches: many options complete around the same
+    /// instant, and exactly one wins. Every caller ends with that winner, the stored likes show
+    /// it alone reached the quorum, and a like after the match answers with it.
+    @Test func likeOption_64ConcurrentCallers_onOneSession_exactlyOneWinner() async throws {
+        let members = try await DiscoveryMembers.make()
+        defer { members.close() }
+        let sessions = Self.sessions(members)
+        var people = [try await members.join("swivo")]
+        let session = try await sessions.createSession(.init(categoryID: "cuisines", quorum: 5), options: people[0].bearer)
+        for _ in 0..<4 {
+            let member = try await members.join("swivo")
+            _ = try await sessions.joinSession(.init(inviteCode: session.inviteCode), options: member.bearer)
+            people.append(member)
+        }
+        var decks: [[String]] = []
+        for person in people {
+            decks.append(try await sessions.getDeck(.init(sessionID: session.sessionID), options: person.bearer).options.map(\.optionID))
+        }
+        let winners = try await withThrowingTaskGroup(of: String.self) { group in
+            for caller in 0..<64 {
+                let (person, deck) = (people[caller % 5], decks[caller % 5])
+                group.addTask {
+                    for step in 0..<(deck.count * 2) {
+                        let option = deck[(caller / 5 + step) % deck.count]
+                        let response = try await sessions.likeOption(.init(sessionID: session.sessionID, optionID: option),
+                                                                     options: person.bearer)
+                        if response.matchFound { return response.matchedOption?.optionID ?? "" }
+                    }
+                    return ""
+                }
+            }
+            var all: [String] = []
+            for try await winner in group { all.append(winner) }
+            return all
+        }
+        #expect(winners.count == 64)
+        #expect(!winners.contains(""), "every caller learns of the match")
+        #expect(Set(winners).count == 1, "exactly one winner, not \(Set(winners))")
+        let winner = try #require(winners.first)
+        let final = try await sessions.getSession(.init(sessionID: session.sessionID), options: people[1].bearer)
+        #expect(final.status == .matched)
+        #expect(final.matchedOption?.optionID == winner)
+        let complete = try await members.admin.withConnection { connection in
+            try await connection.query("""
+                SELECT option_id FROM discovery.session_likes WHERE session_id = $1::uuid
+                GROUP BY option_id HAVING count(DISTINCT account_id) >= 5
+                """, [.text(session.sessionID)]).map { try $0.decode(0, as: String.self) }
+        }
+        #expect(complete == [winner], "only the winner reached the quorum")
+        let other = try #require(decks[0].first { $0 != winner })
+        let late = try await sessions.likeOption(.init(sessionID: session.sessionID, optionID: other), options: people[0].bearer)
+        #expect(late.matchFound && late.matchedOption?.optionID == winner)
+    }
+
     @Test func creatorCloses_othersCannot_andBadInputHasItsReason() async throws {
         let members = try await DiscoveryMembers.make()
         defer { members.close() }

@@ -117,6 +117,90 @@ import Testing
         #expect(try await members.discovery.getQuota(.init(), options: liker.bearer).likesRemaining == 0)
     }
 
+    /// Allowances are counted per UTC day (not the viewer's time zone): five likes spent today
+    /// are refused with the reset time, the next UTC midnight, and are whole again once that
+    /// midnight has passed. Two more discovery executables on the same database stand in for the
+    /// passing day: their allowance clock (a test-only offset) reads 30 s before and 1 s after
+    /// the reset time the first one reported; nothing else differs.
+    @Test func likeQuota_spentToday_isWholeAgainAfterTheReportedUTCMidnight() async throws {
+        let members = try await DiscoveryMembers.make()
+        defer { members.close() }
+        let stack = try DiscoveryHarness.running
+        let liker = try await members.join("elite")
+        var others: [Member] = []
+        for _ in 0..<7 { others.append(try await members.join("elite")) }
+        for other in others.prefix(5) { _ = try await members.swipe(liker, .like, on: other) }
+        let midnightBefore = Self.nextUTCMidnight()
+        let refusal = try await Self.quotaRefusal { _ = try await members.swipe(liker, .like, on: others[5]) }
+        let resetsAt = refusal.resetsAt
+        #expect(refusal.limit == 5)
+        #expect(resetsAt == midnightBefore || resetsAt == Self.nextUTCMidnight(), "the reset is the next UTC midnight")
+        #expect(resetsAt % 86_400 == 0)
+        #expect(try await members.discovery.getQuota(.init(), options: liker.bearer).resetsAt?.seconds == resetsAt)
+
+        let now = Int64(Date().timeIntervalSince1970)
+        try await Self.withDiscovery(stack, clockOffset: resetsAt - now - 30) { lateToday in
+            let quota = try await lateToday.getQuota(.init(), options: liker.bearer)
+            #expect(quota.likesRemaining == 0, "30 s before the reset the likes are still spent")
+            #expect(quota.resetsAt?.seconds == resetsAt)
+            let refused = try await Self.quotaRefusal {
+                _ = try await lateToday.swipe(.init(accountID: others[5].id, action: .like), options: liker.bearer)
+            }
+            #expect(refused.resetsAt == resetsAt)
+        }
+        try await Self.withDiscovery(stack, clockOffset: resetsAt - now + 1) { tomorrow in
+            let quota = try await tomorrow.getQuota(.init(), options: liker.bearer)
+            #expect(quota.likesRemaining == 5, "1 s after the reset the day's five likes are back")
+            #expect(quota.resetsAt?.seconds == resetsAt + 86_400)
+            let liked = try await tomorrow.swipe(.init(accountID: others[5].id, action: .like), options: liker.bearer)
+            #expect(liked.swipe?.action == .like)
+            #expect(liked.quota?.likesRemaining == 4)
+            #expect(liked.quota?.resetsAt?.seconds == resetsAt + 86_400)
+        }
+        // The first instance is still in the spent day; the like made "tomorrow" counts there only.
+        let today = try await members.discovery.getQuota(.init(), options: liker.bearer)
+        #expect(today.likesRemaining == 0)
+        #expect(today.resetsAt?.seconds == resetsAt)
+        let refused = try await Self.quotaRefusal { _ = try await members.swipe(liker, .like, on: others[6]) }
+        #expect(refused.resetsAt == resetsAt)
+    }
+
+    static func nextUTCMidnight() -> Int64 { (Int64(Date().timeIntervalSince1970) / 86_400 + 1) * 86_400 }
+
+    /// The QUOTA_EXCEEDED details of what `call` threw; fails the test when it did not throw that.
+    static func quotaRefusal(_ call: () async throws -> Void) async throws -> (resetsAt: Int64, limit: Int32) {
+        do {
+            try await call()
+        } catch let error as RPCError {
+            #expect(error.code == .resourceExhausted)
+            #expect(error.reason == "QUOTA_EXCEEDED")
+            return (try #require(error.details["resets_at"].flatMap { Int64($0) }),
+                    try #require(error.details["limit"].flatMap { Int32($0) }))
+        }
+        Issue.record("the like was not refused")
+        return (0, 0)
+    }
+
+    /// Runs `body` against one more discovery executable of the stack whose allowance clock reads
+    /// `clockOffset` seconds off the system clock.
+    static func withDiscovery(_ stack: DiscoveryStack, clockOffset: Int64,
+                              _ body: (DiscoveryClient) async throws -> Void) async throws {
+        let instance = try await stack.startDiscovery(environment: [
+            "RV_DISCOVERY_TEST_CLOCK": "1", "RV_DISCOVERY_CLOCK_OFFSET_SECONDS": String(clockOffset),
+        ])
+        let client = RPCClient(host: "127.0.0.1", port: instance.port)
+        do {
+            try await body(DiscoveryClient(client: client))
+        } catch {
+            print("discovery (clock \(clockOffset) s) log:\n\(instance.log)")
+            client.close()
+            await instance.stop()
+            throw error
+        }
+        client.close()
+        await instance.stop()
+    }
+
     /// FirstDate: one super-like a day, likes without limit.
     @Test func firstDate_oneSuperLikeADay() async throws {
         let members = try await DiscoveryMembers.make()

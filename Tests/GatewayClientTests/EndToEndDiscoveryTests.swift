@@ -22,10 +22,10 @@ import Testing
         await stack.stop()
     }
 
-    static func client(_ stack: DiscoveryStack, app: String) throws -> GatewayClient {
+    static func client(_ stack: DiscoveryStack, app: String, retryPolicy: RetryPolicy = RetryPolicy()) throws -> GatewayClient {
         let edge = try #require(stack.edge)
         return try GatewayClient(configuration: GatewayConfiguration(host: "127.0.0.1", port: edge.port, security: .plaintext,
-                                                                     app: app, deviceName: "e2e"),
+                                                                     app: app, deviceName: "e2e", retryPolicy: retryPolicy),
                                  tokenStore: InMemoryTokenStore())
     }
 
@@ -70,6 +70,89 @@ import Testing
             let closed = try await guests.last!.groupSessions.list(.closed)  // guests has two devices
             #expect(closed.sessions.map(\.sessionID).contains(session.sessionID))
         }
+    }
+
+    /// A watch through the gateway survives discovery going away twice. After the first restart
+    /// the reopened stream starts with the state the watcher already has, which is not repeated;
+    /// the match then happens while the watcher's instance is down (the third participant likes
+    /// through a second instance), and arrives once the instance is back: exactly the states
+    /// OPEN, MATCHED, each once.
+    @Test func swivo_watch_resumesAcrossDiscoveryRestarts_seeingTheMatchOnce() async throws {
+        try await Self.withStack { stack in
+            let other = try await stack.startDiscovery()
+            var restarted: EndToEndServiceProcess?
+            let rpc = (identity: RPCClient(host: "127.0.0.1", port: stack.identity.port),
+                       other: RPCClient(host: "127.0.0.1", port: other.port))
+            let policy = RetryPolicy(initialBackoff: .milliseconds(50), maxBackoff: .milliseconds(400))
+            let devices = try (0..<2).map { _ in try Self.client(stack, app: "swivo", retryPolicy: policy) }
+            defer {
+                devices.forEach { $0.close() }
+                rpc.identity.close()
+                rpc.other.close()
+            }
+            do {
+                for device in devices { _ = try await device.identity.signInAnonymously() }
+                let (host, watcher) = (devices[0], devices[1])
+                let third = try await IdentityClient(client: rpc.identity).signInAnonymously(.init(app: "swivo", deviceName: "e2e"))
+                let thirdSessions = GroupSessionsClient(client: rpc.other)
+                let session = try await host.groupSessions.create(categoryID: "cuisines", quorum: 3)
+                _ = try await watcher.groupSessions.join(inviteCode: session.inviteCode)
+                _ = try await thirdSessions.joinSession(.init(inviteCode: session.inviteCode), options: .bearer(third.accessToken))
+
+                let watched = Mutex<[Sessions.GroupSession]>([])
+                let watching = Task {
+                    for try await state in watcher.groupSessions.watch(session.sessionID) { watched.withLock { $0.append(state) } }
+                }
+                try await Self.until("the first state") { watched.withLock { $0.count } == 1 }
+
+                await stack.discovery.kill()
+                let admin = try LocalPort.free()
+                restarted = try await stack.startDiscovery(port: stack.discovery.port,
+                                                           environment: ["RV_DISCOVERY_ADMIN_PORT": String(admin)])
+                // The only call that stays open on the new instance is the watcher's stream.
+                try await Self.until("the watch is open on the restarted instance") {
+                    let metrics = try await HTTPProbe.get("/metrics", port: admin).body
+                    return metrics.split(separator: "\n").contains { line in
+                        line.hasPrefix("rpc_server_active_calls") && (line.split(separator: " ").last.flatMap { Double($0) } ?? 0) > 0
+                    }
+                }
+                let pick = try #require(try await host.groupSessions.deck(session.sessionID).options.first)
+                for device in devices { #expect(try await !device.groupSessions.like(optionID: pick.optionID, in: session.sessionID).matchFound) }
+
+                await restarted?.kill()
+                let last = try await thirdSessions.likeOption(.init(sessionID: session.sessionID, optionID: pick.optionID),
+                                                              options: .bearer(third.accessToken))
+                #expect(last.matchFound)
+                restarted = try await stack.startDiscovery(port: stack.discovery.port)
+                let stopper = Task {
+                    try await Task.sleep(for: .seconds(20))
+                    watching.cancel()
+                }
+                try await watching.value
+                stopper.cancel()
+                let states = watched.withLock { $0 }
+                #expect(states.map(\.status) == [.open, .matched])
+                #expect(states.first?.participants.count == 3)
+                #expect(states.last?.matchedOption?.optionID == pick.optionID)
+            } catch {
+                print("other discovery log:\n\(other.log)\nrestarted discovery log:\n\(restarted?.log ?? "")")
+                await restarted?.stop()
+                await other.stop()
+                throw error
+            }
+            await restarted?.stop()
+            await other.stop()
+        }
+    }
+
+    /// Polls `condition` every 25 ms for up to 15 s; throws naming `what` when it never holds.
+    static func until(_ what: String, _ condition: () async throws -> Bool) async throws {
+        let deadline = ContinuousClock.now + .seconds(15)
+        while ContinuousClock.now < deadline {
+            if try await condition() { return }
+            try await Task.sleep(for: .milliseconds(25))
+        }
+        throw SubprocessError(message: "timed out waiting for \(what)")
     }
 
     /// Two people like each other through the gateway client: one match, seen by both, and a

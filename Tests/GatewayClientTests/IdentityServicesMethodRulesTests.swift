@@ -100,6 +100,9 @@ import Testing
         Rule(path: "Discovery/ImportContacts", sending: .retried, needsSession: true) {
             try await $0.discovery.importContacts([ContactHash.email("maya@example.com")])
         },
+        Rule(path: "Discovery/ImportInstagram", sending: .retried, needsSession: true) {
+            try await $0.discovery.importInstagram(accessToken: "IGQ-token")
+        },
 
         Rule(path: "GroupSessions/ListCategories", sending: .retried, needsSession: true) { _ = try await $0.groupSessions.categories() },
         Rule(path: "GroupSessions/CreateSession", sending: .once, needsSession: true) {
@@ -275,7 +278,8 @@ final class UnavailableServer: Sendable {
                                  "ApproveMember", "RejectMember", "JoinWaitlist", "GetWaitlistPosition", "GetWaitlistCount"],
         IdentityClient.serviceName: ["SignUpWithEmail"],
         DiscoveryClient.serviceName: ["GetFeed", "Swipe", "GetQuota", "ListMatches", "Unmatch", "GetLikesReceived",
-                                      "GetTasteProfile", "GetSettings", "UpdateSettings", "Boost", "ImportContacts"],
+                                      "GetTasteProfile", "GetSettings", "UpdateSettings", "Boost", "ImportContacts",
+                                      "ImportInstagram"],
         CastingClient.serviceName: ["SaveApplication", "SubmitApplication", "GetMyApplication", "ListApplications", "GetApplication", "SetApplicationStatus", "AssignToEpisode"],
         EpisodesClient.serviceName: ["CreateSeason", "ListSeasons", "CreateEpisode", "GetEpisode", "ListEpisodes", "AdvanceDeal", "AdvanceProduction", "SetBehindTheGlass", "UpdateEpisode"],
         ConsentClient.serviceName: ["GetCurrentConsentText", "PublishConsentText", "CaptureConsent", "RevokeConsent", "ListConsentRecords", "ListMyConsentRecords"],

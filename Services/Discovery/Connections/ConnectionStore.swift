@@ -8,6 +8,7 @@ enum ConnectionStore {
     enum Source: Int16 {
         case referral = 1
         case contacts = 2
+        case instagram = 3
     }
 
     /// Connects `account` with each of `others` both ways; how many were new to `account`.

@@ -28,17 +28,21 @@ enum FeedStore {
     /// The viewer's own tags and location (latitude, longitude), from the projection. A viewer
     /// without a location but with a neighborhood is placed at its centroid: the middle of the
     /// app's members who gave both (FirstDate's fallback), so the radius and distances still apply.
+    /// In the same round trip, the rest of the transaction gets plans made for its parameters
+    /// (see `page`).
     static func viewer(_ account: UUID, app: String, on connection: Connection) async throws
         -> (tags: [String], location: (Double, Double)?) {
         let rows = try await connection.query("""
-            WITH me AS (SELECT tags, location, neighborhood FROM discovery.profiles WHERE account_id = $1),
+            WITH custom AS MATERIALIZED (SELECT set_config('plan_cache_mode', 'force_custom_plan', true) AS mode),
+                 me AS (SELECT tags, location, neighborhood FROM discovery.profiles WHERE account_id = $1),
                  point AS (
                      SELECT coalesce(me.location::geometry,
                                      (SELECT ST_Centroid(ST_Collect(p.location::geometry)) FROM discovery.profiles p
                                       WHERE me.location IS NULL AND me.neighborhood <> '' AND p.app = $2
                                         AND p.neighborhood = me.neighborhood AND p.location IS NOT NULL)) AS g
                      FROM me)
-            SELECT me.tags, ST_Y(point.g), ST_X(point.g) FROM me, point
+            SELECT coalesce(me.tags, '{}'), ST_Y(point.g), ST_X(point.g), custom.mode
+            FROM custom LEFT JOIN (me CROSS JOIN point) ON true
             """, [.uuid(account), .text(app)])
         guard let row = rows.first else { return ([], nil) }
         let latitude = try row.decode(1, as: Double?.self)
@@ -52,9 +56,9 @@ enum FeedStore {
     static let window = 400
 
     /// One page; run it in a transaction: the plan is made for this call's parameters (a cached
-    /// generic plan cannot see the viewer's point and scans the whole app instead of the nearest).
+    /// generic plan cannot see the viewer's point and scans the whole app instead of the nearest),
+    /// as `viewer` sets for the transaction.
     static func page(_ query: Query, on connection: Connection) async throws -> [Row] {
-        _ = try await connection.query("SELECT set_config('plan_cache_mode', 'force_custom_plan', true)")
         let viewer = try await viewer(query.viewer, app: query.app, on: connection)
         // Chosen here, not from input: the window's order, nearest first when the viewer has a
         // point (index-ordered KNN), else most recently active.
@@ -85,7 +89,7 @@ enum FeedStore {
                   AND ($8::text[] IS NULL OR p.cuisines && $8::text[])
                 ORDER BY \(windowOrder)
                 LIMIT \(window)
-            ), scored AS (
+            ), scored AS MATERIALIZED (
                 SELECT c.*, l.action AS liked, v.as_of,
                        CASE WHEN v.location IS NULL OR c.location IS NULL THEN 0
                             ELSE ST_Distance(c.location, v.location, false) END AS distance,
@@ -95,9 +99,6 @@ enum FeedStore {
                 FROM candidates c CROSS JOIN v
                 LEFT JOIN discovery.swipes l
                   ON l.swiper_id = c.account_id AND l.target_id = $1 AND l.action >= 2 AND l.created_at <= v.as_of
-                -- The radius applies to the window, not inside it: a filter there would turn the
-                -- index-ordered nearest-first scan into a scan and sort of everyone in range.
-                WHERE v.location IS NULL OR ST_DWithin(c.location, v.location, $4::float8, false)
             ), ranked AS (
                 SELECT r.*,
                        CASE WHEN r.boosted_until > r.as_of THEN 1000 ELSE 0 END
@@ -114,7 +115,13 @@ enum FeedStore {
                    gender, bio, title, tags, ARRAY(SELECT t FROM unnest(tags) t WHERE t = ANY($13::text[]) ORDER BY t),
                    neighborhood, distance, photo_ids, verified, coalesce(liked = 3, false), score, mutual
             FROM ranked
-            WHERE $10::int8 IS NULL OR score < $10::int8 OR (score = $10::int8 AND account_id > $11::uuid)
+            -- The radius applies to the window, not inside it: a filter there would turn the
+            -- index-ordered nearest-first scan into a scan and sort of everyone in range. It
+            -- compares the distance already computed (the same sphere distance ST_DWithin
+            -- measures); `scored` is materialised so that distance and the mutual count are
+            -- computed once per candidate, not again wherever the score and the row refer to them.
+            WHERE ($14::float8 IS NULL OR distance <= $4::float8)
+              AND ($10::int8 IS NULL OR score < $10::int8 OR (score = $10::int8 AND account_id > $11::uuid))
             ORDER BY score DESC, account_id
             LIMIT $12
             """,

@@ -78,7 +78,7 @@ enum DiscoveryMigrations {
                 );
                 """),
             Migration(version: 3, name: "event cursors", sql: EventConsumer.ddl(schema: "discovery")),
-        ] + outbox.migrations(from: 4) + [outbox.occurredAtIndexMigration(version: 6), groupSessions, SessionCatalog.seed, recencyIndex, memberSettings, connections]
+        ] + outbox.migrations(from: 4) + [outbox.occurredAtIndexMigration(version: 6), groupSessions, SessionCatalog.seed, recencyIndex, memberSettings, connections, instagram]
     }
 
     /// Swivo's group sessions: categories and their options (seeded by `SessionCatalog`), sessions
@@ -147,7 +147,7 @@ enum DiscoveryMigrations {
         ALTER TABLE discovery.swipes ADD COLUMN quiz boolean NOT NULL DEFAULT false;
         """)
 
-    /// Who knows whom, by source (1: referral); mutual connections rank first in feeds.
+    /// Who knows whom, by source (`ConnectionStore.Source`: referral, contacts, instagram); mutual connections rank first in feeds.
     static let connections = Migration(version: 11, name: "connections", sql: """
         CREATE TABLE discovery.connections (
             account_id uuid NOT NULL,
@@ -156,5 +156,24 @@ enum DiscoveryMigrations {
             created_at timestamptz NOT NULL DEFAULT now(),
             PRIMARY KEY (account_id, other_id)
         );
+        """)
+
+    /// Members' Instagram accounts, linked by an import with the account's token, and the
+    /// Instagram accounts each member's last import listed (followings and followers).
+    static let instagram = Migration(version: 12, name: "instagram links", sql: """
+        CREATE TABLE discovery.instagram_links (
+            account_id uuid PRIMARY KEY,
+            app text NOT NULL,
+            instagram_id text NOT NULL,
+            username text NOT NULL DEFAULT '',
+            linked_at timestamptz NOT NULL DEFAULT now(),
+            UNIQUE (app, instagram_id)
+        );
+        CREATE TABLE discovery.instagram_related (
+            account_id uuid NOT NULL,
+            instagram_id text NOT NULL,
+            PRIMARY KEY (account_id, instagram_id)
+        );
+        CREATE INDEX instagram_related_by_instagram_id ON discovery.instagram_related (instagram_id);
         """)
 }

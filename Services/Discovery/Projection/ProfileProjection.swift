@@ -89,8 +89,8 @@ struct ProfileProjection: Sendable {
     }
 
     /// A deleted account leaves nothing behind: its matches end (MatchEnded, for messaging),
-    /// then its profile, swipes (both ways), blocks, reports, matches, counters, connections and its
-    /// part in group sessions go.
+    /// then its profile, swipes (both ways), blocks, reports, matches, counters, connections, its
+    /// Instagram link and its part in group sessions go.
     private func purge(_ account: UUID, app: String, on connection: Connection) async throws {
         try await matches.endAll(of: account, app: app, on: connection)
         _ = try await connection.execute("""
@@ -101,7 +101,9 @@ struct ProfileProjection: Sendable {
                  u AS (DELETE FROM discovery.daily_usage WHERE account_id = $1),
                  l AS (DELETE FROM discovery.session_likes WHERE account_id = $1),
                  sp AS (DELETE FROM discovery.session_participants WHERE account_id = $1),
-                 c AS (DELETE FROM discovery.connections WHERE account_id = $1 OR other_id = $1)
+                 c AS (DELETE FROM discovery.connections WHERE account_id = $1 OR other_id = $1),
+                 il AS (DELETE FROM discovery.instagram_links WHERE account_id = $1),
+                 ir AS (DELETE FROM discovery.instagram_related WHERE account_id = $1)
             DELETE FROM discovery.matches WHERE account_low = $1 OR account_high = $1
             """, [.uuid(account)])
     }

@@ -40,6 +40,8 @@ package enum ContractsMessageTypes {
         "rendezvous.discovery.v1.GroupSession": Sessions.GroupSession.self,
         "rendezvous.discovery.v1.ImportContactsRequest": Discovery.ImportContactsRequest.self,
         "rendezvous.discovery.v1.ImportContactsResponse": Discovery.ImportContactsResponse.self,
+        "rendezvous.discovery.v1.ImportInstagramRequest": Discovery.ImportInstagramRequest.self,
+        "rendezvous.discovery.v1.ImportInstagramResponse": Discovery.ImportInstagramResponse.self,
         "rendezvous.discovery.v1.JoinSessionRequest": Sessions.JoinSessionRequest.self,
         "rendezvous.discovery.v1.JoinSessionResponse": Sessions.JoinSessionResponse.self,
         "rendezvous.discovery.v1.LikeOptionRequest": Sessions.LikeOptionRequest.self,

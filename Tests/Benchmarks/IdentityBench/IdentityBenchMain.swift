@@ -28,8 +28,10 @@ struct IdentityBenchMain {
             (0..<options.connections).map { _ in RPCClient(host: options.host, port: port) }
         } ?? []
         defer { discovery.forEach { $0.close() } }
+        let oneSession = OneSessionLikes()
         let available = IdentityWorkloads.all
-            + (discovery.isEmpty ? [] : DiscoveryWorkloads.all(discovery: discovery, app: options.discoveryApp))
+            + (discovery.isEmpty ? [] : DiscoveryWorkloads.all(discovery: discovery, app: options.discoveryApp)
+                + [await oneSession.workload(discovery: discovery, app: options.discoveryApp)])
         let workloads = available.filter { workload in
             options.only.isEmpty || options.only.contains { workload.name.contains($0) }
         }
@@ -73,6 +75,10 @@ struct IdentityBenchMain {
                 }
                 if outcome.summary.failed == 0 && outcome.summary.succeeded > 0 { passed += 1 } else { failed += 1 }
             }
+        }
+        if let race = await oneSession.finish(discovery: discovery) {
+            print(race)
+            if race.hasSuffix("passed") { passed += 1 } else { failed += 1 }
         }
         if options.catchUpEvents > 0 {
             do {

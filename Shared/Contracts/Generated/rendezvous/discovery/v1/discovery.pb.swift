@@ -6,6 +6,81 @@ public import Wire
 
 /// The types of `rendezvous.discovery.v1` declared in rendezvous/discovery/v1/discovery.proto.
 public enum Discovery {
+    /// `rendezvous.discovery.v1.ImportInstagramRequest`.
+    public struct ImportInstagramRequest: ProtoMessage, Hashable {
+        /// The Instagram access token of the caller's Instagram login in the app.
+        ///
+        /// `string access_token = 1;`
+        public var accessToken: String = ""
+
+        public init() {}
+
+        public init(accessToken: String = "") {
+            self.accessToken = accessToken
+        }
+
+        public func encode(to writer: inout ProtoWriter) {
+            if !self.accessToken.isEmpty { writer.writeString(field: 1, self.accessToken) }
+        }
+
+        public mutating func decodeField(_ field: Int, from reader: inout ProtoReader) throws {
+            switch field {
+            case 1: self.accessToken = try reader.readString()
+            default: try reader.skipField()
+            }
+        }
+    }
+
+    /// `rendezvous.discovery.v1.ImportInstagramResponse`.
+    public struct ImportInstagramResponse: ProtoMessage, Hashable {
+        /// The caller's Instagram account, now linked to theirs.
+        ///
+        /// `string instagram_user_id = 1;`
+        public var instagramUserID: String = ""
+        /// `string instagram_username = 2;`
+        public var instagramUsername: String = ""
+        /// Members of the app among the account's followings and followers, or listing it (the caller
+        /// excluded).
+        ///
+        /// `int32 matched = 3;`
+        public var matched: Int32 = 0
+        /// Of those, the ones not connected to the caller before.
+        ///
+        /// `int32 connections_added = 4;`
+        public var connectionsAdded: Int32 = 0
+
+        public init() {}
+
+        public init(
+            instagramUserID: String = "",
+            instagramUsername: String = "",
+            matched: Int32 = 0,
+            connectionsAdded: Int32 = 0
+        ) {
+            self.instagramUserID = instagramUserID
+            self.instagramUsername = instagramUsername
+            self.matched = matched
+            self.connectionsAdded = connectionsAdded
+        }
+
+        public func encode(to writer: inout ProtoWriter) {
+            if !self.instagramUserID.isEmpty { writer.writeString(field: 1, self.instagramUserID) }
+            if !self.instagramUsername.isEmpty { writer.writeString(field: 2, self.instagramUsername) }
+            if self.matched != 0 { writer.writeInt32(field: 3, self.matched) }
+            if self.connectionsAdded != 0 { writer.writeInt32(field: 4, self.connectionsAdded) }
+        }
+
+        public mutating func decodeField(_ field: Int, from reader: inout ProtoReader) throws {
+            switch field {
+            case 1: self.instagramUserID = try reader.readString()
+            case 2: self.instagramUsername = try reader.readString()
+            case 3: self.matched = try reader.readInt32()
+            case 4: self.connectionsAdded = try reader.readInt32()
+            default: try reader.skipField()
+            }
+        }
+    }
+
     /// `rendezvous.discovery.v1.ImportContactsRequest`.
     public struct ImportContactsRequest: ProtoMessage, Hashable {
         /// `repeated string hashes = 1;`
@@ -1107,6 +1182,10 @@ public enum Discovery {
         public static let tierRequired = ErrorReason(rawValue: 24)
         /// More than 1,000 hashes, or one that is not a lowercase hex SHA-256.
         public static let invalidContacts = ErrorReason(rawValue: 25)
+        /// ImportInstagram: an empty access token, or one Instagram refused (expired, revoked).
+        public static let instagramTokenInvalid = ErrorReason(rawValue: 26)
+        /// ImportInstagram: Instagram could not be asked in time (ErrorInfo.metadata cause).
+        public static let instagramUnavailable = ErrorReason(rawValue: 27)
         /// Group sessions (sessions.proto).
         public static let categoryNotFound = ErrorReason(rawValue: 14)
         public static let invalidJoinCode = ErrorReason(rawValue: 15)
@@ -1137,6 +1216,8 @@ public enum Discovery {
             case 13: "IDENTITY_UNAVAILABLE"
             case 24: "TIER_REQUIRED"
             case 25: "INVALID_CONTACTS"
+            case 26: "INSTAGRAM_TOKEN_INVALID"
+            case 27: "INSTAGRAM_UNAVAILABLE"
             case 14: "CATEGORY_NOT_FOUND"
             case 15: "INVALID_JOIN_CODE"
             case 16: "INVALID_QUORUM"
@@ -1169,6 +1250,8 @@ public enum Discovery {
             case 13: .unavailable
             case 24: .permissionDenied
             case 25: .invalidArgument
+            case 26: .invalidArgument
+            case 27: .unavailable
             case 14: .notFound
             case 15: .notFound
             case 16: .invalidArgument
@@ -1201,6 +1284,8 @@ public enum Discovery {
             case "IDENTITY_UNAVAILABLE": self = .identityUnavailable
             case "TIER_REQUIRED": self = .tierRequired
             case "INVALID_CONTACTS": self = .invalidContacts
+            case "INSTAGRAM_TOKEN_INVALID": self = .instagramTokenInvalid
+            case "INSTAGRAM_UNAVAILABLE": self = .instagramUnavailable
             case "CATEGORY_NOT_FOUND": self = .categoryNotFound
             case "INVALID_JOIN_CODE": self = .invalidJoinCode
             case "INVALID_QUORUM": self = .invalidQuorum
@@ -1283,6 +1368,22 @@ package protocol DiscoveryProvider: RPCService {
     ///
     /// `/rendezvous.discovery.v1.Discovery/ImportContacts`, unary.
     func importContacts(_ request: Discovery.ImportContactsRequest, context: ServerCallContext) async throws -> Discovery.ImportContactsResponse
+
+    /// Connects the caller with the members of their app they follow, or who follow them, on
+    /// Instagram. The app sends the access token of its Instagram login; discovery asks Instagram
+    /// (a Graph-style endpoint: GET /me, /me/following and /me/followers) whose token it is, which
+    /// links that Instagram account to the caller (the token is the proof; a later import by
+    /// another member with a token for the same Instagram account moves the link), and whom that
+    /// account follows and is followed by. Each member of the app whose linked Instagram account is
+    /// among them, or whose own import listed the caller's, becomes a connection both ways (source
+    /// instagram). The token is not kept. Importing again connects members who linked since and
+    /// repeats nothing. A token Instagram refuses: INVALID_ARGUMENT INSTAGRAM_TOKEN_INVALID;
+    /// Instagram unreachable, failing or slower than the import's time limit (5 s by default):
+    /// UNAVAILABLE INSTAGRAM_UNAVAILABLE (ErrorInfo.metadata cause: timed_out, unreachable or
+    /// http_<status>).
+    ///
+    /// `/rendezvous.discovery.v1.Discovery/ImportInstagram`, unary.
+    func importInstagram(_ request: Discovery.ImportInstagramRequest, context: ServerCallContext) async throws -> Discovery.ImportInstagramResponse
 }
 
 extension DiscoveryProvider {
@@ -1322,6 +1423,9 @@ extension DiscoveryProvider {
         }
         router.unary(serviceName, "ImportContacts") { (request: Discovery.ImportContactsRequest, context) in
             try await self.importContacts(request, context: context)
+        }
+        router.unary(serviceName, "ImportInstagram") { (request: Discovery.ImportInstagramRequest, context) in
+            try await self.importInstagram(request, context: context)
         }
     }
 }
@@ -1418,5 +1522,23 @@ package struct DiscoveryClient: Sendable {
     /// `/rendezvous.discovery.v1.Discovery/ImportContacts`, unary.
     package func importContacts(_ request: Discovery.ImportContactsRequest, options: CallOptions = CallOptions()) async throws -> Discovery.ImportContactsResponse {
         try await client.unary(path: "/rendezvous.discovery.v1.Discovery/ImportContacts", request: request, options: options).message
+    }
+
+    /// Connects the caller with the members of their app they follow, or who follow them, on
+    /// Instagram. The app sends the access token of its Instagram login; discovery asks Instagram
+    /// (a Graph-style endpoint: GET /me, /me/following and /me/followers) whose token it is, which
+    /// links that Instagram account to the caller (the token is the proof; a later import by
+    /// another member with a token for the same Instagram account moves the link), and whom that
+    /// account follows and is followed by. Each member of the app whose linked Instagram account is
+    /// among them, or whose own import listed the caller's, becomes a connection both ways (source
+    /// instagram). The token is not kept. Importing again connects members who linked since and
+    /// repeats nothing. A token Instagram refuses: INVALID_ARGUMENT INSTAGRAM_TOKEN_INVALID;
+    /// Instagram unreachable, failing or slower than the import's time limit (5 s by default):
+    /// UNAVAILABLE INSTAGRAM_UNAVAILABLE (ErrorInfo.metadata cause: timed_out, unreachable or
+    /// http_<status>).
+    ///
+    /// `/rendezvous.discovery.v1.Discovery/ImportInstagram`, unary.
+    package func importInstagram(_ request: Discovery.ImportInstagramRequest, options: CallOptions = CallOptions()) async throws -> Discovery.ImportInstagramResponse {
+        try await client.unary(path: "/rendezvous.discovery.v1.Discovery/ImportInstagram", request: request, options: options).message
     }
 }
