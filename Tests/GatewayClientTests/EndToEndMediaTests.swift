@@ -91,6 +91,100 @@ import Testing
         }
     }
 
+    /// ÉLITE's profile photos through the gateway client: six fit, a seventh is refused with the
+    /// reason, the order can change, another member reads the set with its renditions; then what
+    /// a client must be refused: a private kind to someone who is not a host, an expired URL, a
+    /// 50 MiB photo and a decompression bomb, each with its reason.
+    @Test func profilePhotos_withinAndBeyondTheLimit_andWhatIsRefused() async throws {
+        try await Self.withStack { stack in
+            let member = try Self.client(stack, app: "elite")
+            let other = try Self.client(stack, app: "elite")
+            defer {
+                member.close()
+                other.close()
+            }
+            let password = "correct horse battery staple"
+            let me = try await member.identity.signUpWithEmail("\(TestDatabase.uniqueName("photos"))@example.com", password: password)
+            _ = try await other.identity.signUpWithEmail("\(TestDatabase.uniqueName("photos"))@example.com", password: password)
+            let seed = Int.random(in: 0..<1_000_000)
+            var blobs: [Media.Blob] = []
+            for index in 0..<7 {
+                blobs.append(try await member.media.upload(RealPNG.make(width: 120 + index, height: 90, seed: seed + index),
+                                                           kind: .photo, contentType: "image/png"))
+            }
+            var set = try await member.profilePhotos.photoSet()
+            #expect(set.photos.isEmpty && set.maximum == 6)
+            for blob in blobs.prefix(6) { set = try await member.profilePhotos.add(blob.blobID) }
+            #expect(set.photos.map(\.blobID) == blobs.prefix(6).map(\.blobID))
+            do {
+                _ = try await member.profilePhotos.add(blobs[6].blobID)
+                Issue.record("a seventh ÉLITE photo was added")
+            } catch {
+                #expect((error as? GatewayError)?.mediaReason == .photoLimitReached)
+            }
+            // Adding one already there changes nothing (the client may resend it).
+            #expect(try await member.profilePhotos.add(blobs[0].blobID).photos.count == 6)
+            let reversed = Array(blobs.prefix(6).map(\.blobID).reversed())
+            #expect(try await member.profilePhotos.reorder(reversed).photos.map(\.blobID) == reversed)
+            do {
+                _ = try await member.profilePhotos.reorder(Array(reversed.dropLast()))
+                Issue.record("an order missing a photo was taken")
+            } catch {
+                #expect((error as? GatewayError)?.mediaReason == .invalidOrder)
+            }
+
+            // Another member sees the set in its order, with signed renditions to load.
+            let seen = try await other.profilePhotos.photoSet(of: me.id)
+            #expect(seen.photos.map(\.blobID) == reversed)
+            let main = try #require(seen.photos.first)
+            let served = try await other.media.download(main.url)
+            #expect(RealPNG.dimensions(served).map { [$0.width, $0.height] } == [125, 90])
+            #expect(main.thumbnails.map(\.maxSide) == [320, 1080])
+            #expect(try await other.media.download(main.thumbnails[0].url).starts(with: [0xFF, 0xD8, 0xFF]))
+            // Nobody else changes it.
+            do {
+                _ = try await other.profilePhotos.remove(main.blobID)
+                #expect(try await member.profilePhotos.photoSet().photos.count == 6, "another member removed a photo")
+            } catch {
+                #expect([.notFound, .permissionDenied, .failedPrecondition].contains((error as? GatewayError)?.code))
+            }
+
+            // A private kind goes to the app's hosts only: not to another member, not even by URL.
+            let receipt = try await member.media.upload(RealPNG.make(width: 300, height: 200, seed: seed), kind: .receipt,
+                                                        contentType: "image/png")
+            do {
+                _ = try await other.media.downloadURL(receipt.blobID)
+                Issue.record("another member got a receipt's URL")
+            } catch {
+                #expect((error as? GatewayError)?.mediaReason == .privateBlob)
+            }
+            // An expired URL is refused.
+            let shortLived = try await member.media.downloadURL(blobs[0].blobID, ttlSeconds: 1)
+            try await Task.sleep(for: .milliseconds(2_100))
+            do {
+                _ = try await member.media.download(shortLived.url)
+                Issue.record("an expired URL downloaded")
+            } catch {
+                #expect((error as? GatewayError)?.code == .permissionDenied)
+            }
+            // A 50 MiB photo is refused before a byte is sent; a small file declaring 60,000 × 60,000
+            // pixels (a decompression bomb) when its header arrives.
+            do {
+                _ = try await member.media.upload([UInt8](repeating: 0, count: 50 << 20), kind: .photo, contentType: "image/png")
+                Issue.record("a 50 MiB photo was accepted")
+            } catch {
+                #expect((error as? GatewayError)?.mediaReason == .tooLarge)
+            }
+            do {
+                _ = try await member.media.upload(Self.png(width: 60_000, height: 60_000, size: 20_000), kind: .photo,
+                                                  contentType: "image/png")
+                Issue.record("a decompression bomb was accepted")
+            } catch {
+                #expect((error as? GatewayError)?.mediaReason == .imageTooLarge)
+            }
+        }
+    }
+
     /// Each attempt may run only 60 ms, so a 30 MB video selfie takes several; an attempt after
     /// the first starts where the server's bytes end instead of at zero.
     @Test func upload_interruptedAttempts_resumeFromTheServersBytes() async throws {

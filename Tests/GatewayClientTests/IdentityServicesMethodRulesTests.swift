@@ -5,7 +5,7 @@ import Synchronization
 import Testing
 
 /// Every wrapper of Profiles, Safety, Membership, Discovery, GroupSessions, Messaging, Encounters, production's services,
-/// Media's unary methods and MomentoEvents against a server that is always
+/// Media's unary methods, ProfilePhotos and MomentoEvents against a server that is always
 /// UNAVAILABLE: it calls its own RPC, is sent as many times as its idempotency allows (reads and
 /// server-idempotent writes until the policy gives up, other writes once), and carries the
 /// session's token exactly when the method needs one.
@@ -198,6 +198,11 @@ import Testing
         },
         Rule(path: "MomentoEvents/GetJoinCodeStats", sending: .retried, needsSession: true) { _ = try await $0.momento.joinCodeStats(id) },
 
+        Rule(path: "ProfilePhotos/GetPhotoSet", sending: .retried, needsSession: true) { _ = try await $0.profilePhotos.photoSet() },
+        Rule(path: "ProfilePhotos/AddPhoto", sending: .retried, needsSession: true) { _ = try await $0.profilePhotos.add(id) },
+        Rule(path: "ProfilePhotos/RemovePhoto", sending: .retried, needsSession: true) { _ = try await $0.profilePhotos.remove(id) },
+        Rule(path: "ProfilePhotos/ReorderPhotos", sending: .retried, needsSession: true) { _ = try await $0.profilePhotos.reorder([id]) },
+
         Rule(path: "Encounters/StartEncounter", sending: .once, needsSession: true) { _ = try await $0.encounters.start() },
         Rule(path: "Encounters/JoinEncounter", sending: .retried, needsSession: true) { _ = try await $0.encounters.join(id) },
         Rule(path: "Encounters/GetEncounter", sending: .retried, needsSession: true) { _ = try await $0.encounters.encounter(id) },
@@ -289,6 +294,7 @@ final class UnavailableServer: Sendable {
         ContentClient.serviceName: ["GenerateScript", "UpdateScript", "ListScripts"],
         PointsClient.serviceName: ["GetBalance", "ListEntries"],
         MediaClient.serviceName: ["CreateUpload", "GetUpload", "GetBlob", "GetDownloadURL"],
+        ProfilePhotosClient.serviceName: ["GetPhotoSet", "AddPhoto", "RemovePhoto", "ReorderPhotos"],
         MomentoEventsClient.serviceName: ["CreateEvent", "PreviewEvent", "JoinEvent", "GetEvent", "AddEventPhoto", "ListEventPhotos",
                                           "DeleteEventPhoto", "SetMemberRole", "GetJoinCodeStats"],
         GroupSessionsClient.serviceName: ["ListCategories", "CreateSession", "JoinSession", "GetSession", "GetDeck", "LikeOption",
