@@ -10,7 +10,8 @@ import Runtime
 /// 127.0.0.1:7103 by default (RV_MESSAGING_PORT), schema `messaging` as role rv_messaging
 /// (RV_PG_URL_MESSAGING). Follows identity (RV_IDENTITY_ADDRESS, default 127.0.0.1:7101) for
 /// signing keys, tiers, blocks, deletions and revocations, and discovery (RV_DISCOVERY_ADDRESS,
-/// default 127.0.0.1:7102) for matches; its credential (RV_SERVICE_NAME, RV_SERVICE_SECRET) must
+/// default 127.0.0.1:7102) for matches, and media (RV_MEDIA_ADDRESS, optional) for Momento's
+/// reveals; its credential (RV_SERVICE_NAME, RV_SERVICE_SECRET) must
 /// be one both accept. Instances fan realtime events out to one another through the realtime
 /// outbox and LISTEN/NOTIFY. The Unseen's encounters keep their deadlines in rows that every
 /// instance sweeps, and so do video calls (whose signals instances relay through Postgres,
@@ -64,8 +65,14 @@ struct MessagingMain {
                 let icebreakers = IcebreakerGenerator(settings: generator, pool: pool, http: http, logger: context.logger)
                 context.addBackgroundJob("icebreaker generator") { await icebreakers.run() }
             }
-            for (source, client, types) in [("discovery", discovery, ConversationEvents.discoveryTypes),
-                                            ("identity", identity, ConversationEvents.identityTypes)] {
+            var sources = [("discovery", discovery, ConversationEvents.discoveryTypes),
+                           ("identity", identity, ConversationEvents.identityTypes)]
+            let media = settings.media.map { RPCClient(host: $0.host, port: $0.port) }
+            if let media {
+                context.onShutdown("media client") { media.close() }
+                sources.append(("media", media, ConversationEvents.mediaTypes))
+            }
+            for (source, client, types) in sources {
                 let consumer = try EventConsumer(source: source, schema: "messaging", pool: pool, client: client, types: types,
                                                  credential: credential, logger: context.logger) { event, connection in
                     try await server.conversations.apply(event, on: connection)
@@ -73,7 +80,7 @@ struct MessagingMain {
                 context.addBackgroundJob("\(source) events") { await consumer.run() }
             }
             try PushRuntime.start(context: context, pool: pool, server: server, notifier: notifier, identity: identity,
-                                  credential: credential)
+                                  media: media, credential: credential)
             for interceptor in server.interceptors { context.addInterceptor(interceptor) }
             return server.services
         }

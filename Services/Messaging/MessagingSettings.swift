@@ -9,6 +9,9 @@ struct MessagingSettings: Sendable {
     var identity = Address(host: "127.0.0.1", port: 7101)
     /// Where discovery answers (`RV_DISCOVERY_ADDRESS`, host:port): MatchCreated and MatchEnded.
     var discovery = Address(host: "127.0.0.1", port: 7102)
+    /// Where media answers (`RV_MEDIA_ADDRESS`, host:port; optional): Momento's EventRevealed,
+    /// for the members' realtime streams and pushes. Unset: reveals are neither streamed nor pushed.
+    var media: Address?
     /// Events a realtime subscriber may have waiting before it is cut off as too slow
     /// (`RV_MESSAGING_STREAM_BUFFER`, 1-100000).
     var streamBuffer = 256
@@ -42,6 +45,7 @@ struct MessagingSettings: Sendable {
     static let appsVariable = "RV_MESSAGING_APPS"
     static let identityAddressVariable = "RV_IDENTITY_ADDRESS"
     static let discoveryAddressVariable = "RV_DISCOVERY_ADDRESS"
+    static let mediaAddressVariable = "RV_MEDIA_ADDRESS"
     static let streamBufferVariable = "RV_MESSAGING_STREAM_BUFFER"
     static let retentionVariable = "RV_MESSAGING_REALTIME_RETENTION"
     static let pruneIntervalVariable = "RV_MESSAGING_PRUNE_INTERVAL"
@@ -54,6 +58,7 @@ struct MessagingSettings: Sendable {
         }
         if let text = environment[identityAddressVariable] { settings.identity = try Address(parsing: text, variable: identityAddressVariable) }
         if let text = environment[discoveryAddressVariable] { settings.discovery = try Address(parsing: text, variable: discoveryAddressVariable) }
+        if let text = environment[mediaAddressVariable] { settings.media = try Address(parsing: text, variable: mediaAddressVariable) }
         if let text = environment[streamBufferVariable] {
             guard let size = Int(text), (1...100_000).contains(size) else {
                 throw ConfigurationError(variable: streamBufferVariable, message: "must be a number from 1 to 100000")

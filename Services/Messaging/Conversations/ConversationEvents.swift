@@ -9,7 +9,9 @@ import Runtime
 /// UserBlocked closes the pair's conversations at once (not waiting for discovery's
 /// MatchEnded; UserUnblocked lifts the block for matches made later), AccountDeleted removes the
 /// account's conversations, and ProfileUpdated keeps each member's preferred cuisines, for
-/// icebreakers. Each change tells both members' realtime streams.
+/// icebreakers. Each change tells both members' realtime streams. Media's EventRevealed goes to
+/// the realtime stream of each member of the Momento event (its push is planned from media's
+/// event itself, with the gallery link: `PushPlanner`).
 struct ConversationEvents: Sendable {
     let feed: RealtimeFeed
     /// Whether an icebreaker generator is configured: new matches are then queued for it.
@@ -17,6 +19,7 @@ struct ConversationEvents: Sendable {
 
     static let discoveryTypes = ["MatchCreated", "MatchEnded", "SessionMatched"]
     static let identityTypes = ["UserBlocked", "UserUnblocked", "AccountDeleted", "ProfileUpdated"]
+    static let mediaTypes = ["EventRevealed"]
 
     func apply(_ event: Events.Event, on connection: Connection) async throws {
         switch event.type {
@@ -38,6 +41,12 @@ struct ConversationEvents: Sendable {
                                                                   optionName: matched.optionLabel))
             try await feed.publish(event, type: "SessionMatched", app: matched.app,
                                    to: matched.participantIDs.compactMap(UUID.init(uuidString:)), on: connection)
+        case "EventRevealed":
+            let revealed = try Momento.EventRevealed(serializedBytes: event.payload)
+            var event = Realtime.RealtimeEvent()
+            event.event = .photosRevealed(Realtime.PhotosRevealed(eventID: revealed.eventID, eventName: revealed.title))
+            try await feed.publish(event, type: "PhotosRevealed", app: revealed.app,
+                                   to: Array(Set(revealed.memberIDs.compactMap(UUID.init(uuidString:)))), on: connection)
         case "UserBlocked":
             let block = try Safety.UserBlocked(serializedBytes: event.payload)
             guard let blocker = UUID(uuidString: block.blockerID), let blocked = UUID(uuidString: block.blockedID) else { return }

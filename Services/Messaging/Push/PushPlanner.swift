@@ -5,14 +5,16 @@ import Runtime
 
 /// Turns events into push jobs, inside the transaction that records the event as applied (so
 /// a job is planned exactly once and never lost): messaging's own realtime outbox (a message to
-/// its recipient, a match to both members, a Swivo session's match, Momento reveals, encounter
-/// steps, incoming and missed calls), identity's ReferralUsed, production's ApplicationStatusChanged and media's
+/// its recipient, a match to both members, a Swivo session's match, encounter steps, incoming
+/// and missed calls), identity's ReferralUsed, production's ApplicationStatusChanged and media's
 /// EventRevealed (each member of a Momento event). A recipient who
 /// turned the category off gets no job; inside their quiet hours the push is silent.
 struct PushPlanner: Sendable {
     let maximumAge: Duration
 
-    static let realtimeTypes = ["MessageReceived", "MatchOpened", "SessionMatched", "PhotosRevealed", "EncounterStep", "CallUpdated"]
+    /// PhotosRevealed is not among them: media's EventRevealed plans that push (with the event's
+    /// gallery link), and a second one from the realtime copy would be a duplicate.
+    static let realtimeTypes = ["MessageReceived", "MatchOpened", "SessionMatched", "EncounterStep", "CallUpdated"]
     static let identityTypes = ["ReferralUsed"]
     static let productionTypes = ["ApplicationStatusChanged"]
     static let mediaTypes = ["EventRevealed"]
@@ -81,12 +83,8 @@ struct PushPlanner: Sendable {
                                        deepLink: "\(app)://session/\(matched.sessionID)"),
                            to: recipient, app: app, source: source, reference: matched.sessionID,
                            collapseID: "session-\(matched.sessionID)", on: connection)
-        case .photosRevealed(let revealed):
-            try await plan(PushPayload(title: "Your Momento is ready!",
-                                       body: "Tap to view photos from \(revealed.eventName).", category: .photosRevealed,
-                                       threadID: "event-\(revealed.eventID)", deepLink: "\(app)://event/\(revealed.eventID)/gallery"),
-                           to: recipient, app: app, source: source, reference: revealed.eventID,
-                           collapseID: "event-\(revealed.eventID)", on: connection)
+        case .photosRevealed:
+            return  // pushed from media's EventRevealed (see `realtimeTypes`)
         case .encounterStep(let step):
             guard let (title, body) = Self.encounterAlert(step) else { return }
             try await plan(PushPayload(title: title, body: body, category: .encounterStep,

@@ -12,7 +12,7 @@ import Runtime
 /// APNs key settings push is off with a warning; a key that cannot be read stops start-up.
 enum PushRuntime {
     static func start(context: ServiceContext, pool: PostgresPool, server: MessagingServer, notifier: OutboxNotifier,
-                      identity: RPCClient, credential: ServiceCredential?) throws {
+                      identity: RPCClient, media: RPCClient?, credential: ServiceCredential?) throws {
         let settings = try PushSettings.load(from: context.environment)
         guard settings.enabled, let keyFile = settings.keyFile, let keyID = settings.keyID, let teamID = settings.teamID else {
             context.logger.warning("RV_APNS_KEY_FILE, RV_APNS_KEY_ID and RV_APNS_TEAM_ID are not all set: push is disabled")
@@ -53,12 +53,7 @@ enum PushRuntime {
             context.onShutdown("production client") { client.close() }
             sources.append(("production", client, PushPlanner.productionTypes))
         }
-        if let text = context.environment["RV_MEDIA_ADDRESS"] {
-            let (host, port) = try EnvironmentReader.hostAndPort(text, variable: "RV_MEDIA_ADDRESS")
-            let client = RPCClient(host: host, port: port)
-            context.onShutdown("media client") { client.close() }
-            sources.append(("media", client, PushPlanner.mediaTypes))
-        }
+        if let media { sources.append(("media", media, PushPlanner.mediaTypes)) }
         for (source, client, types) in sources {
             let consumer = try EventConsumer(source: "push-\(source)", schema: "messaging", pool: pool, client: client,
                                              types: types, credential: credential, logger: context.logger) { event, connection in
