@@ -6,7 +6,8 @@ import Runtime
 /// Turns events into push jobs, inside the transaction that records the event as applied (so
 /// a job is planned exactly once and never lost): messaging's own realtime outbox (a message to
 /// its recipient, a match to both members, a Swivo session's match, encounter steps, incoming
-/// and missed calls), identity's ReferralUsed, production's ApplicationStatusChanged and media's
+/// and missed calls), identity's ReferralUsed, production's ApplicationStatusChanged and EpisodePublished (to
+/// everyone who turned that category on) and media's
 /// EventRevealed (each member of a Momento event). A recipient who
 /// turned the category off gets no job; inside their quiet hours the push is silent.
 struct PushPlanner: Sendable {
@@ -16,7 +17,7 @@ struct PushPlanner: Sendable {
     /// gallery link), and a second one from the realtime copy would be a duplicate.
     static let realtimeTypes = ["MessageReceived", "MatchOpened", "SessionMatched", "EncounterStep", "CallUpdated"]
     static let identityTypes = ["ReferralUsed"]
-    static let productionTypes = ["ApplicationStatusChanged"]
+    static let productionTypes = ["ApplicationStatusChanged", "EpisodePublished"]
     static let mediaTypes = ["EventRevealed"]
 
     /// Plans the pushes `event` of stream `source` causes.
@@ -39,6 +40,21 @@ struct PushPlanner: Sendable {
                                        deepLink: "\(event.app)://application/\(changed.applicationID)"),
                            to: applicant, app: event.app, source: origin, reference: changed.applicationID,
                            collapseID: "application-\(changed.applicationID)", on: connection)
+        case "EpisodePublished":
+            // Off by default: the audience is everyone who turned the category on (an account
+            // of another app has no token for this app's topic, so nothing reaches it).
+            let published = try Production.EpisodePublished(serializedBytes: event.payload)
+            let audience = try await connection.query("""
+                SELECT account_id FROM messaging.push_categories WHERE category = $1 AND enabled
+                """, [.int16(NotificationCategory.episodePublished.rawValue)])
+            for row in audience {
+                try await plan(PushPayload(title: "A new episode is out",
+                                           body: "Season \(published.seasonNumber), episode \(published.number): \(published.title)",
+                                           category: .episodePublished, threadID: "episodes",
+                                           deepLink: "\(event.app)://episode/\(published.episodeID)"),
+                               to: try row.decode(0), app: event.app, source: origin, reference: published.episodeID,
+                               collapseID: "episode-\(published.episodeID)", on: connection)
+            }
         case "EventRevealed":
             let revealed = try Momento.EventRevealed(serializedBytes: event.payload)
             let link = revealed.galleryLink.isEmpty ? "\(event.app)://event/\(revealed.eventID)/gallery" : revealed.galleryLink

@@ -93,4 +93,50 @@ import TestSupport
             try await PushPreferencesStore.purge(muted, on: connection)
         }
     }
+
+    /// Episode pushes are off unless turned on: a published episode goes to those who did.
+    @Test func aPublishedEpisode_isPlannedForThoseWhoTurnedItOn_only() async throws {
+        let pool = try await TestDatabase.makePool(TestDatabase.configuration(role: "messaging"))
+        defer { pool.close() }
+        _ = try await Migrator(schema: "messaging", migrations: try MessagingMigrations.all()).migrate(pool)
+        let fans = [UUID(), UUID()]
+        let turnedOff = UUID()
+        let neverAsked = UUID()
+        try await pool.withTransaction { connection in
+            for fan in fans { try await PushPreferencesStore.set(fan, categories: [.episodePublished: true], quietHours: nil, on: connection) }
+            try await PushPreferencesStore.set(turnedOff, categories: [.episodePublished: false], quietHours: nil, on: connection)
+            try await PushPreferencesStore.set(neverAsked, categories: [.message: true], quietHours: nil, on: connection)
+        }
+        let episodeID = UUID().uuidString.lowercased()
+        var published = Production.EpisodePublished()
+        published.episodeID = episodeID
+        published.app = "firstdate"
+        published.seasonNumber = 2
+        published.number = 5
+        published.title = "Dinner in Wynwood"
+        var event = Events.Event()
+        event.cursor = Int64.random(in: 1...Int64.max / 2)
+        event.type = "EpisodePublished"
+        event.app = "firstdate"
+        event.payload = published.serializedBytes()
+        event.occurredAt = Timestamp(microseconds: Int64(Date().timeIntervalSince1970 * 1_000_000))
+        try await pool.withTransaction { try await PushPlanner(maximumAge: .seconds(600)).apply(event, source: "production-test", on: $0) }
+
+        let rows = try await pool.withConnection { connection in
+            try await connection.query("SELECT account_id, category, payload FROM messaging.push_jobs WHERE reference = $1",
+                                       [.text(episodeID)])
+        }
+        #expect(Set(try rows.map { try $0.decode(0, as: UUID.self) }) == Set(fans))
+        for row in rows {
+            #expect(try row.decode(1, as: Int16.self) == NotificationCategory.episodePublished.rawValue)
+            let payload = try JSONValue.parseObject(try row.decode(2, as: [UInt8].self))
+            #expect(payload["deep_link"]?.stringValue == "firstdate://episode/\(episodeID)")
+            #expect(payload["aps"]?.objectValue?["alert"]?.objectValue?["body"]?.stringValue
+                    == "Season 2, episode 5: Dinner in Wynwood")
+        }
+        _ = try await pool.withConnection { connection in
+            try await connection.execute("DELETE FROM messaging.push_jobs WHERE reference = $1", [.text(episodeID)])
+            for account in fans + [turnedOff, neverAsked] { try await PushPreferencesStore.purge(account, on: connection) }
+        }
+    }
 }
