@@ -51,7 +51,8 @@ extension Connection {
     nonisolated(nonsending) func inTransaction<T>(
         _ isolation: TransactionIsolation, _ body: (Connection) async throws -> T
     ) async throws -> T {
-        try await executeScript("BEGIN ISOLATION LEVEL \(isolation.sql)")
+        // Sent with the body's first statement, one round trip for both.
+        deferBegin("BEGIN ISOLATION LEVEL \(isolation.sql)")
         beginTrackingCommit()
         do {
             let value = try await body(self)
@@ -60,12 +61,13 @@ extension Connection {
                 throw PostgresError(code: .sqlState(.inFailedSqlTransaction),
                                     context: "a statement failed inside the transaction")
             }
-            try await executeScript("COMMIT")
+            // A body that ran no statement began nothing: there is nothing to commit.
+            if !dropPendingBegin() { try await executeScript("COMMIT") }
             for action in endTrackingCommit() { action() }
             return value
         } catch {
             _ = endTrackingCommit()
-            if !isBroken { try? await executeScript("ROLLBACK") }
+            if !dropPendingBegin(), !isBroken { try? await executeScript("ROLLBACK") }
             throw error
         }
     }
