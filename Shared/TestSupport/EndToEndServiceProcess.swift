@@ -20,6 +20,13 @@ package final class EndToEndServiceProcess: Sendable {
         self.process = process
     }
 
+    /// A test that ends before `stop` (it threw, or forgot) must not leave its service running
+    /// past it: an orphan keeps serving the shared database, claiming jobs and applying events
+    /// meant for the next test's instances, until someone kills it.
+    deinit {
+        if process.isRunning { Glibc.kill(process.processIdentifier, SIGKILL) }
+    }
+
     /// Starts executable `name` from this build and waits (on a thread of its own, never one of
     /// Swift's few cooperative threads) for its listening line.
     package static func start(_ name: String, environment: [String: String],

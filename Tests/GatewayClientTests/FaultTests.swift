@@ -157,6 +157,27 @@ import TestSupport
               + "\(load.failures.withLock { $0 }) failed calls, \(applied.count) AccountCreated applied")
     }
 
+    /// A test that throws before it stops a service it started must not leave the service
+    /// running after it (it would go on serving the shared database): letting go of the handle
+    /// kills the process.
+    @Test func aServiceNobodyStopped_isKilledWhenItsHandleGoes() async throws {
+        let adminPort = try LocalPort.free()
+        do {
+            let orphan = try await EndToEndServiceProcess.start(
+                "identity", environment: Self.identityEnvironment(port: 0, adminPort: adminPort,
+                                                                  postgresURL: EndToEnd.postgresURL(role: "identity")))
+            #expect(try await HTTPProbe.get("/readyz", port: adminPort).status == 200)
+            _ = orphan.port
+        }
+        let deadline = ContinuousClock.now + .seconds(5)
+        var stillServing = true
+        while stillServing, ContinuousClock.now < deadline {
+            stillServing = (try? await HTTPProbe.get("/readyz", port: adminPort, timeoutSeconds: 1)) != nil
+            if stillServing { try await Task.sleep(for: .milliseconds(50)) }
+        }
+        #expect(!stillServing, "identity still answers on its admin port after its handle went")
+    }
+
     @Test func killingIdentityMidLoad_losesNoAcknowledgedSignUp_andItAnswersAgainOnRestart() async throws {
         let pool = try await TestDatabase.makePool()
         let admin = try await TestDatabase.makeAdminPool()
