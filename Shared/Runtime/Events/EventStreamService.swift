@@ -61,7 +61,7 @@ package struct EventStreamService: EventStreamProvider {
             let (batch, heldBack) = try await pool.withConnection { connection in
                 let batch = try await outbox.events(after: cursor, types: request.types, limit: batchSize, on: connection)
                 let heldBack = batch.count < batchSize
-                    ? try await outbox.hasHeldBack(after: batch.last?.cursor ?? cursor, on: connection) : false
+                    ? try await outbox.hasHeldBack(after: batch.last?.cursor ?? cursor, types: request.types, on: connection) : false
                 return (batch, heldBack)
             }
             for event in batch {

@@ -188,12 +188,16 @@ package struct Outbox: Sendable {
         }
     }
 
-    /// Whether events after `cursor` have committed but wait behind the horizon for an older
-    /// transaction still open: a watcher then re-reads soon rather than at the next commit.
-    package func hasHeldBack(after cursor: Int64, on connection: Connection) async throws -> Bool {
+    /// Whether committed events after `cursor` (of `types`, every type when empty) exist: after
+    /// a read that returned fewer than it asked for, they are held back behind an older open
+    /// transaction, or the horizon passed them since that read (a read and this check see
+    /// different snapshots), and a watcher re-reads soon rather than at the next commit. The
+    /// second case is why this does not test the horizon itself: a transaction that wrote no
+    /// event and ended between the two would otherwise leave its watchers waiting for a poll.
+    package func hasHeldBack(after cursor: Int64, types: [String] = [], on connection: Connection) async throws -> Bool {
         try await connection.query("""
-            SELECT EXISTS (SELECT 1 FROM \(table) WHERE cursor > $1 AND cursor >= \(Self.horizon))
-            """, [.int64(cursor)])[0].decode(0)
+            SELECT EXISTS (SELECT 1 FROM \(table) WHERE cursor > $1 AND (cardinality($2::text[]) = 0 OR type = ANY($2::text[])))
+            """, [.int64(cursor), .textArray(types)])[0].decode(0)
     }
 
     static func isIdentifier(_ name: String) -> Bool {
