@@ -51,9 +51,14 @@ struct MessagingService: MessagingProvider {
         let body = try MessageBody(request.body)
         return try await pool.withTransaction { connection in
             // The conversation's row lock orders its sends: a concurrent resend of the same key
-            // waits here and then finds the first one's message.
-            let access = try await ConversationStore.access(id, account: account, app: caller.app, lock: true, on: connection)
-            if let earlier = try await MessageStore.find(in: id, sender: account, clientMessageID: key, on: connection) {
+            // waits in the first statement, and the second (a statement of its own, so with a
+            // snapshot taken after the wait) then finds the first one's message. One round trip.
+            let answers = try await connection.pipeline([
+                ConversationStore.accessStatement(id, account: account, lock: true),
+                MessageStore.findStatement(in: id, sender: account, clientMessageID: key),
+            ])
+            let access = try ConversationStore.access(from: answers[0], app: caller.app)
+            if let earlier = try MessageStore.found(in: answers[1], conversation: id, sender: account) {
                 guard body.matches(earlier) else { throw MessagingError.idempotencyKeyReused }
                 return Messaging.SendMessageResponse(message: earlier, replayed: true)
             }

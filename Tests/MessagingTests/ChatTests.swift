@@ -165,6 +165,14 @@ import Testing
         defer { benStream.cancel() }
         _ = try await members.identity.deleteAccount(.init(), options: ana.bearer)
         try await benStream.first { $0.event == .conversationClosed(.init(conversationID: id, reason: .deleted)) }
+        // The close may come first from discovery's MatchEnded; identity's AccountDeleted, which
+        // removes the conversation, follows on a stream of its own.
+        try await members.waitUntil("messaging applied the deletion") {
+            try await members.admin.withConnection { connection in
+                try await connection.query("SELECT count(*)::int8 FROM messaging.conversations WHERE id = $1::uuid",
+                                           [.text(id)])[0].decode(0, as: Int64.self) == 0
+            }
+        }
         let gone = await reason { _ = try await members.messaging[1].getConversation(.init(conversationID: id), options: ben.bearer) }
         #expect(gone?.code == .notFound && gone?.reason == "CONVERSATION_NOT_FOUND")
         #expect(try await members.messaging[1].listConversations(.init(), options: ben.bearer).conversations.isEmpty)

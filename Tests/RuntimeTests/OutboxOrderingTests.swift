@@ -120,6 +120,28 @@ import TestSupport
         #expect(try await Self.read(count: 1, outbox, pool) == ["b"])
     }
 
+    /// One statement appending a copy per aggregate id (a change both sides of a conversation
+    /// hear of) takes its places in the transaction's order like that many single appends: the
+    /// copies in the order given, each with an id of its own, between what came before and after.
+    @Test func aFanOutAppend_takesItsPlacesInTheTransactionsOrder() async throws {
+        let pool = try await TestDatabase.makePool()
+        defer { pool.close() }
+        let outbox = try await Self.makeOutbox(pool)
+        let cursors = try await pool.withTransaction { connection in
+            var cursors = [try await outbox.append(Self.event("before"), on: connection)]
+            cursors += try await outbox.append(Self.event("ignored"), forEach: ["ana", "ben", "cat"], on: connection)
+            cursors.append(try await outbox.append(Self.event("after"), on: connection))
+            #expect(try await outbox.append(Self.event("nobody"), forEach: [], on: connection).isEmpty)
+            return cursors
+        }
+        #expect(cursors == cursors.sorted() && Set(cursors).count == 5)
+        #expect(cursors.last! - cursors.first! == 4, "five consecutive ranks of one transaction")
+        let events = try await pool.withConnection { try await outbox.events(after: 0, types: [], limit: 10, on: $0) }
+        #expect(events.map(\.aggregateID) == ["before", "ana", "ben", "cat", "after"])
+        #expect(Set(events.map(\.id)).count == 5)
+        #expect(events[1...3].allSatisfy { $0.payload == Array("ignored".utf8) && $0.type == "Thing" })
+    }
+
     /// Under the old one-row counter the second append waited for the first transaction's
     /// commit; now it returns while the first is still open.
     @Test func twoEventWritingTransactions_areOpenAtOnce_withoutWaiting() async throws {

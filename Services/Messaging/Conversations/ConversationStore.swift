@@ -20,13 +20,23 @@ enum ConversationStore {
     /// takes the conversation's row lock (senders and readers of one conversation queue).
     static func access(_ id: UUID, account: UUID, app: String, lock: Bool,
                        on connection: Connection) async throws -> Access {
-        let rows = try await connection.query("""
+        let statement = accessStatement(id, account: account, lock: lock)
+        return try access(from: try await connection.query(statement.sql, statement.params), app: app)
+    }
+
+    /// The query `access` runs, for a caller that sends it in a pipeline with others.
+    static func accessStatement(_ id: UUID, account: UUID, lock: Bool) -> PostgresStatement {
+        PostgresStatement("""
             SELECT c.app, c.closed_at IS NOT NULL, c.last_sequence, m.other_id, m.read_through
             FROM messaging.conversations c
             LEFT JOIN messaging.members m ON m.conversation_id = c.id AND m.account_id = $2
             WHERE c.id = $1
             \(lock ? "FOR UPDATE OF c" : "")
             """, [.uuid(id), .uuid(account)])
+    }
+
+    /// The access in `rows`, the answer to `accessStatement`.
+    static func access(from rows: PostgresRows, app: String) throws -> Access {
         guard let row = rows.first, try row.decode(0, as: String.self) == app else { throw MessagingError.conversationNotFound }
         guard let other = try row.decode(3, as: UUID?.self) else { throw MessagingError.notAParticipant }
         return Access(app: app, other: other, closed: try row.decode(1), readThrough: try row.decode(4),

@@ -37,11 +37,21 @@ enum MessageStore {
     /// The sender's earlier message under `clientMessageID`, if any.
     static func find(in conversation: UUID, sender: UUID, clientMessageID: String,
                      on connection: Connection) async throws -> Messaging.Message? {
-        let rows = try await connection.query("""
+        let statement = findStatement(in: conversation, sender: sender, clientMessageID: clientMessageID)
+        return try found(in: try await connection.query(statement.sql, statement.params), conversation: conversation, sender: sender)
+    }
+
+    /// The query `find` runs, for a caller that sends it in a pipeline with others.
+    static func findStatement(in conversation: UUID, sender: UUID, clientMessageID: String) -> PostgresStatement {
+        PostgresStatement("""
             SELECT \(columns("x")) FROM messaging.messages x
             WHERE x.conversation_id = $1 AND x.sender_id = $2 AND x.client_message_id = $3
             """, [.uuid(conversation), .uuid(sender), .text(clientMessageID)])
-        return try rows.first.flatMap {
+    }
+
+    /// The message in `rows`, the answer to `findStatement`.
+    static func found(in rows: PostgresRows, conversation: UUID, sender: UUID) throws -> Messaging.Message? {
+        try rows.first.flatMap {
             try message($0, from: 0, conversation: conversation.uuidString.lowercased(), viewer: sender, otherReadThrough: nil)
         }
     }

@@ -14,11 +14,8 @@ struct RealtimeFeed: Sendable {
     /// Appends `event` (cursor and time unset: the outbox gives them) to each recipient's stream.
     func publish(_ event: Realtime.RealtimeEvent, type: String, app: String, to recipients: [UUID],
                  on connection: Connection) async throws {
-        let payload = event.serializedBytes()
-        for recipient in recipients {
-            try await outbox.append(OutboxEvent(type: type, app: app, aggregateID: recipient.uuidString.lowercased(),
-                                                payload: payload), on: connection)
-        }
+        try await outbox.append(OutboxEvent(type: type, app: app, aggregateID: "", payload: event.serializedBytes()),
+                                forEach: recipients.map { $0.uuidString.lowercased() }, on: connection)
     }
 
     /// `account`'s events with cursors in (`after`, `through`], oldest first, at most `limit`.

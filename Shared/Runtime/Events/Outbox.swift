@@ -133,31 +133,50 @@ package struct Outbox: Sendable {
     /// the transaction, which Postgres sends on commit.
     @discardableResult
     package func append(_ event: OutboxEvent, on connection: Connection) async throws -> Int64 {
+        try await append(event, forEach: [event.aggregateID], ids: [event.id], on: connection)[0]
+    }
+
+    /// Appends one copy of `event` per aggregate id in `aggregateIDs` (the same type, app and
+    /// payload, each with an id of its own), in that order and in one statement: a change that
+    /// every member of something must hear of (a message for both sides of a conversation).
+    /// Returns their cursors, in order.
+    @discardableResult
+    package func append(_ event: OutboxEvent, forEach aggregateIDs: [String], on connection: Connection) async throws -> [Int64] {
+        try await append(event, forEach: aggregateIDs, ids: aggregateIDs.map { _ in UUID() }, on: connection)
+    }
+
+    private func append(_ event: OutboxEvent, forEach aggregateIDs: [String], ids: [UUID],
+                        on connection: Connection) async throws -> [Int64] {
+        guard !aggregateIDs.isEmpty else { return [] }
         let channel = self.channel
         let notifiedAfterCommit = OutboxNotifier.isRegistered(channel: channel)
             && connection.afterCommit { OutboxNotifier.committed(channel: channel) }
         // The rank counts this transaction's events in a transaction-local setting
         // (set_config(…, true) ends with the transaction, and with a rolled-back savepoint along
-        // with that savepoint's rows). Repeats of one notification in a transaction are sent once.
+        // with that savepoint's rows); this statement takes the next `count` ranks. Repeats of
+        // one notification in a transaction are sent once.
         let rows = try await connection.query("""
             WITH rank AS (
                 SELECT set_config('rendezvous.outbox_rank',
-                                  (coalesce(nullif(current_setting('rendezvous.outbox_rank', true), ''), '0')::bigint + 1)::text,
+                                  (coalesce(nullif(current_setting('rendezvous.outbox_rank', true), ''), '0')::bigint
+                                   + cardinality($1::uuid[]))::text,
                                   true)::bigint AS n),
             inserted AS (
                 INSERT INTO \(table) (cursor, id, type, app, aggregate_id, payload)
-                SELECT (pg_current_xact_id()::text::bigint << \(Self.rankBits)) | n, $1, $2, $3, $4, $5
-                FROM rank WHERE n < \(1 << Self.rankBits)
+                SELECT (pg_current_xact_id()::text::bigint << \(Self.rankBits)) | (rank.n - cardinality($1::uuid[]) + e.position),
+                       e.id, $2, $3, e.aggregate_id, $5
+                FROM rank, unnest($1::uuid[], $4::text[]) WITH ORDINALITY AS e(id, aggregate_id, position)
+                WHERE rank.n < \(1 << Self.rankBits)
                 RETURNING cursor),
-            notified AS (SELECT pg_notify($6, '') FROM inserted WHERE NOT $7)
-            SELECT cursor, (SELECT count(*) FROM notified) FROM inserted
-            """, [.uuid(event.id), .text(event.type), .text(event.app), .text(event.aggregateID), .bytea(event.payload),
+            notified AS (SELECT pg_notify($6, '') FROM (SELECT 1 FROM inserted LIMIT 1) one WHERE NOT $7)
+            SELECT cursor, (SELECT count(*) FROM notified) FROM inserted ORDER BY cursor
+            """, [.uuidArray(ids), .text(event.type), .text(event.app), .textArray(aggregateIDs), .bytea(event.payload),
                   .text(channel), .bool(notifiedAfterCommit)])
-        guard let row = rows.first else {
+        guard rows.count == aggregateIDs.count else {
             throw PostgresError(code: .protocolViolation,
                                 context: "a transaction may append at most \((1 << Self.rankBits) - 1) outbox events")
         }
-        return try row.decode(0)
+        return try rows.map { try $0.decode(0) }
     }
 
     /// The horizon in SQL: cursors below it belong to transactions that have all ended.
