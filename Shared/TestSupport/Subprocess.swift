@@ -1,4 +1,5 @@
 package import Foundation
+import Synchronization
 
 /// A child process for tests: output captured, always reaped, killed if it outlives its time.
 package struct SubprocessResult: Sendable {
@@ -54,27 +55,44 @@ package enum Subprocess {
         process.waitUntilExit()
     }
 
-    /// A long-running child (e.g. a grpcio server) that prints `LISTENING <port>` when ready.
-    /// Its init blocks while the child starts: create it with `await Server.start(...)`.
+    /// A long-running child (a grpcio server, a Python stand-in for S3, Instagram or an LLM
+    /// endpoint) that prints `<readyPrefix><port>` (and optionally more words) when ready.
+    /// Its standard input is a pipe of its own, closed by `stop`: a stand-in that exits when its
+    /// input closes stops however the suite ends. Its init blocks while the child starts: create
+    /// it with `await Server.start(...)`.
     package final class Server: @unchecked Sendable {
-        // @unchecked Sendable: `process` is set once in init; Process is thread-safe for terminate.
+        // @unchecked Sendable: set once in init; Process is thread-safe for terminate.
         package let process: Process
         package let port: Int
+        /// The words of the ready line after the port (a stand-in's generated credentials).
+        package let readyWords: [String]
+        private let input: Pipe
+        private let inputOpen = Mutex(true)
 
         /// Starts the child without blocking Swift's cooperative threads.
-        package static func start(_ executable: String, _ arguments: [String], readyPrefix: String = "LISTENING ") async throws -> Server {
-            try await onDedicatedThread { Result { try Server(executable, arguments, readyPrefix: readyPrefix) } }.get()
+        package static func start(_ executable: String, _ arguments: [String], readyPrefix: String = "LISTENING ",
+                                  standardError: FileHandle = .standardError) async throws -> Server {
+            try await onDedicatedThread {
+                Result { try Server(executable, arguments, readyPrefix: readyPrefix, standardError: standardError) }
+            }.get()
         }
 
-        package init(_ executable: String, _ arguments: [String], readyPrefix: String = "LISTENING ") throws {
+        /// `standardError`: where the child's errors go. A stand-in that should not hold the test
+        /// runner's output open (`swift test` waits for every holder after the tests end) gets
+        /// `.nullDevice`.
+        package init(_ executable: String, _ arguments: [String], readyPrefix: String = "LISTENING ",
+                     standardError: FileHandle = .standardError) throws {
             let process = Process()
             process.executableURL = URL(fileURLWithPath: executable)
             process.arguments = arguments
             let output = Pipe()
+            let input = Pipe()
             process.standardOutput = output
-            process.standardError = FileHandle.standardError
+            process.standardInput = input
+            process.standardError = standardError
             try process.run()
             self.process = process
+            self.input = input
             var buffer = Data()
             let handle = output.fileHandleForReading
             let deadline = Date().addingTimeInterval(30)
@@ -83,20 +101,30 @@ package enum Subprocess {
                 if chunk.isEmpty { break }
                 buffer.append(chunk)
                 let text = String(decoding: buffer, as: UTF8.self)
-                if let line = text.split(separator: "\n").first(where: { $0.hasPrefix(readyPrefix) }),
-                   let port = Int(line.dropFirst(readyPrefix.count).trimmingCharacters(in: .whitespaces)) {
-                    self.port = port
-                    return
+                if let line = text.split(separator: "\n").first(where: { $0.hasPrefix(readyPrefix) }) {
+                    let words = line.dropFirst(readyPrefix.count).split(separator: " ").map {
+                        $0.trimmingCharacters(in: .whitespacesAndNewlines)
+                    }
+                    if let first = words.first, let port = Int(first) {
+                        self.port = port
+                        self.readyWords = Array(words.dropFirst())
+                        return
+                    }
                 }
             }
+            try? input.fileHandleForWriting.close()
             Subprocess.terminate(process, grace: .seconds(2))
             throw SubprocessError(message: "server did not become ready: \(String(decoding: buffer, as: UTF8.self))")
         }
 
-        /// Sends SIGTERM, then SIGKILL after `grace`: a child spawned from a Swift concurrency
-        /// thread inherits its blocked signal mask, so SIGTERM may never be delivered (seen with
-        /// Python, which does not unblock it), and `waitUntilExit` alone would hang.
+        /// Closes the child's input, then sends SIGTERM, then SIGKILL after `grace`: a child
+        /// spawned from a Swift concurrency thread inherits its blocked signal mask, so SIGTERM
+        /// may never be delivered (seen with Python, which does not unblock it), and
+        /// `waitUntilExit` alone would hang.
         package func stop(grace: Duration = .seconds(2)) {
+            if inputOpen.withLock({ open in defer { open = false }; return open }) {
+                try? input.fileHandleForWriting.close()
+            }
             Subprocess.terminate(process, grace: grace)
         }
 

@@ -179,29 +179,11 @@ struct InstagramGraphTrait: SuiteTrait, TestScoping {
     func provideScope(for test: Test, testCase: Test.Case?,
                       performing function: @Sendable () async throws -> Void) async throws {
         let script = RepositoryPaths.root.appendingPathComponent("Tests/DiscoveryTests/Fixtures/instagram_graph.py").path
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", script]
-        // Its own pipes: a child holding the test runner's output open would keep `swift test`
-        // waiting for it after the tests end. Closing its input stops it, however the suite ends.
-        let output = Pipe()
-        let input = Pipe()
-        process.standardOutput = output
-        process.standardInput = input
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        defer {
-            try? input.fileHandleForWriting.close()
-            process.terminate()
-        }
-        let handle = output.fileHandleForReading
-        let port = try await Subprocess.onDedicatedThread { () -> Result<Int, SubprocessError> in
-            let line = String(decoding: handle.availableData, as: UTF8.self)
-            guard let port = line.split(separator: " ").last.flatMap({ Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) }) else {
-                return .failure(SubprocessError(message: "the Instagram stand-in did not start: \(line)"))
-            }
-            return .success(port)
-        }.get()
+        // Pipes of its own (see Subprocess.Server); it stops when its input closes.
+        let server = try await Subprocess.Server.start("/usr/bin/env", ["python3", script], readyPrefix: "listening on ",
+                                                       standardError: .nullDevice)
+        defer { server.stop() }
+        let port = server.port
         let stack = try await DiscoveryStack.start(discoveryEnvironment: [
             "RV_INSTAGRAM_GRAPH_URL": "http://127.0.0.1:\(port)", "RV_INSTAGRAM_TIMEOUT_MS": "1000",
         ])

@@ -83,30 +83,19 @@ struct S3StorageTrait: SuiteTrait, TestScoping {
     func provideScope(for test: Test, testCase: Test.Case?,
                       performing function: @Sendable () async throws -> Void) async throws {
         let script = RepositoryPaths.root.appendingPathComponent("Tests/MediaTests/Fixtures/s3_server.py").path
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", script]
-        // Its own pipes: a child holding the test runner's output open would keep `swift test`
-        // waiting for it after the tests end. Closing its input stops it, however the suite ends.
-        let output = Pipe()
-        let input = Pipe()
-        process.standardOutput = output
-        process.standardInput = input
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        defer {
-            try? input.fileHandleForWriting.close()
-            Subprocess.terminate(process, grace: .seconds(2))
+        // Pipes of its own (see Subprocess.Server); it stops when its input closes.
+        let process: Subprocess.Server
+        do {
+            process = try await Subprocess.Server.start("/usr/bin/env", ["python3", script], readyPrefix: "listening on ",
+                                                        standardError: .nullDevice)
+        } catch {
+            throw SubprocessError(message: "the S3 server did not start (is moto[server] installed?): \(error)")
         }
-        let handle = output.fileHandleForReading
-        let server = try await Subprocess.onDedicatedThread { () -> Result<S3Server, SubprocessError> in
-            let line = String(decoding: handle.availableData, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-            let words = line.split(separator: " ").map(String.init)
-            guard words.count == 5, words[0] == "listening", let port = Int(words[2]) else {
-                return .failure(SubprocessError(message: "the S3 server did not start (is moto[server] installed?): \(line)"))
-            }
-            return .success(S3Server(port: port, accessKeyID: words[3], secretAccessKey: words[4]))
-        }.get()
+        defer { process.stop() }
+        guard process.readyWords.count == 2 else {
+            throw SubprocessError(message: "the S3 server printed no credentials: \(process.readyWords)")
+        }
+        let server = S3Server(port: process.port, accessKeyID: process.readyWords[0], secretAccessKey: process.readyWords[1])
         try await server.createBucket()
         let stack = try await MediaStack.start(mediaEnvironment: server.mediaEnvironment)
         do {

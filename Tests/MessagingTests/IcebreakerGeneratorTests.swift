@@ -102,29 +102,11 @@ struct IcebreakerEndpointTrait: SuiteTrait, TestScoping {
     func provideScope(for test: Test, testCase: Test.Case?,
                       performing function: @Sendable () async throws -> Void) async throws {
         let script = RepositoryPaths.root.appendingPathComponent("Tests/MessagingTests/Fixtures/icebreaker_endpoint.py").path
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", script]
-        // Its own pipes: a child holding the test runner's output open would keep `swift test`
-        // waiting for it after the tests end. Closing its input stops it, however the suite ends.
-        let output = Pipe()
-        let input = Pipe()
-        process.standardOutput = output
-        process.standardInput = input
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        defer {
-            try? input.fileHandleForWriting.close()
-            process.terminate()
-        }
-        let handle = output.fileHandleForReading
-        let port = try await Subprocess.onDedicatedThread { () -> Result<Int, SubprocessError> in
-            let line = String(decoding: handle.availableData, as: UTF8.self)
-            guard let port = line.split(separator: " ").last.flatMap({ Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) }) else {
-                return .failure(SubprocessError(message: "the icebreaker endpoint did not start: \(line)"))
-            }
-            return .success(port)
-        }.get()
+        // Pipes of its own (see Subprocess.Server); it stops when its input closes.
+        let endpoint = try await Subprocess.Server.start("/usr/bin/env", ["python3", script], readyPrefix: "listening on ",
+                                                         standardError: .nullDevice)
+        defer { endpoint.stop() }
+        let port = endpoint.port
         let stack = try await DiscoveryStack.start(messagingInstances: 1, messagingEnvironment: [
             "RV_ICEBREAKER_URL": "http://127.0.0.1:\(port)/generate", "RV_ICEBREAKER_KEY": "test-key",
         ])
