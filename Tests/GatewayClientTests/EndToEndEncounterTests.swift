@@ -28,13 +28,14 @@ import Testing
         }
     }
 
-    @Test func twoInitiatesGoFromFirstMessagesToResonance_andSeeTheirPoints() async throws {
+    @Test func twoInitiatesGoFromFirstMessagesToResonance_andSeeTheirPoints_andALateAcceptIsRefused() async throws {
         let stack = try await DiscoveryStack.start(withEdge: true, messagingInstances: 1, messagingEnvironment: [
-            "RV_ENCOUNTER_MEANINGFUL_SECONDS": "1", "RV_ENCOUNTER_ACCEPT_SECONDS": "10",
+            "RV_ENCOUNTER_MEANINGFUL_SECONDS": "1", "RV_ENCOUNTER_ACCEPT_SECONDS": "4",
             "RV_ENCOUNTER_IN_PERSON_SECONDS": "1", "RV_ENCOUNTER_COOLDOWN_SECONDS": "1", "RV_ENCOUNTER_SWEEP_SECONDS": "0.1",
         ], withProduction: true)
         do {
             try await Self.run(try #require(stack.edge))
+            try await Self.lateAccept(try #require(stack.edge))
         } catch {
             print(stack.logs)
             await stack.stop()
@@ -92,5 +93,36 @@ import Testing
             #expect(balance.points == 160, "points of \(account.id)")
             #expect(balance.entries == 3)
         }
+    }
+
+    /// An accept after the window (by the server's clock) is refused with its reason; the
+    /// Convergence counts as timed out and only the proposer gets the reflection prompt.
+    static func lateAccept(_ edge: NginxEdge) async throws {
+        let (c, _) = try await initiate(edge)
+        let (d, _) = try await initiate(edge)
+        let id = try await c.encounters.start().encounterID
+        _ = try await d.encounters.join(id)
+        _ = try await c.encounters.reportMessages(3, in: id)
+        _ = try await d.encounters.reportMessages(3, in: id)
+        let proposed = try await retrying(while: .notMeaningfulYet) { try await c.encounters.proposeConvergence(id) }
+        let deadline = try #require(proposed.acceptDeadline).microseconds
+        let waitUntil = ContinuousClock.now + .seconds(15)
+        while try await d.encounters.encounter(id).serverTime.map({ $0.microseconds <= deadline + 300_000 }) ?? true {
+            guard ContinuousClock.now < waitUntil else {
+                Issue.record("the accept window never passed by the server's clock")
+                return
+            }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        do {
+            _ = try await d.encounters.answerConvergence(id, accept: true)
+            Issue.record("an accept after the window was taken")
+        } catch {
+            #expect(error.code == .failedPrecondition && error.encounterReason == .acceptWindowClosed)
+        }
+        let proposer = try await c.encounters.encounter(id)
+        #expect(proposer.convergenceOutcome == .timedOut && proposer.stage == .chatting)
+        #expect(!proposer.reflectionPrompt.isEmpty)
+        #expect(try await d.encounters.encounter(id).reflectionPrompt.isEmpty)
     }
 }
