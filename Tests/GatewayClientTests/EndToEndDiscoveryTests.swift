@@ -145,6 +145,70 @@ import Testing
         }
     }
 
+    /// ÉLITE free's five likes a day through the gateway client: the sixth is RESOURCE_EXHAUSTED
+    /// QUOTA_EXCEEDED with the reset time (the next UTC midnight), and the discovery behind the
+    /// edge, restarted with its clock 1 s past that reset (the test-only clock), gives the day's
+    /// likes back.
+    @Test func likeQuota_throughTheEdge_isWholeAgainAfterTheReportedReset() async throws {
+        try await Self.withStack { stack in
+            let password = "correct horse battery staple"
+            let clients = try (0..<7).map { _ in try Self.client(stack, app: "elite") }
+            defer { clients.forEach { $0.close() } }
+            var accounts: [Identity.Account] = []
+            for client in clients {
+                accounts.append(try await client.identity.signUpWithEmail("\(TestDatabase.uniqueName("quota"))@example.com",
+                                                                          password: password))
+                var fields = Profiles.ProfileFields()
+                fields.bio = "hello"
+                fields.active = true
+                _ = try await client.profiles.updateProfile(fields, mask: ["bio", "active"])
+            }
+            let liker = clients[0]
+            for account in accounts[1...5] { _ = try await Self.like(account.id, by: liker) }
+            var resetsAt: Int64 = 0
+            do {
+                _ = try await Self.like(accounts[6].id, by: liker)
+                Issue.record("a sixth like on ÉLITE free was taken")
+            } catch let error as GatewayError {
+                #expect(error.code == .resourceExhausted && error.discoveryReason == .quotaExceeded)
+                resetsAt = try #require(error.details["resets_at"].flatMap { Int64($0) })
+            }
+            #expect(resetsAt % 86_400 == 0 && resetsAt > Int64(Date().timeIntervalSince1970), "the reset is a coming UTC midnight")
+            #expect(try await liker.discovery.quota().likesRemaining == 0)
+
+            await stack.discovery.kill()
+            let tomorrow = try await stack.startDiscovery(port: stack.discovery.port, environment: [
+                "RV_DISCOVERY_TEST_CLOCK": "1",
+                "RV_DISCOVERY_CLOCK_OFFSET_SECONDS": String(resetsAt - Int64(Date().timeIntervalSince1970) + 1),
+            ])
+            do {
+                let quota = try await liker.discovery.quota()
+                #expect(quota.likesRemaining == 5 && quota.resetsAt?.seconds == resetsAt + 86_400)
+                let liked = try await Self.like(accounts[6].id, by: liker)
+                #expect(liked.swipe?.action == .like && liked.quota?.likesRemaining == 4)
+            } catch {
+                print("discovery (a day later) log:\n\(tomorrow.log)")
+                await tomorrow.stop()
+                throw error
+            }
+            await tomorrow.stop()
+        }
+    }
+
+    /// A like of `accountID` by `client`, asked again while discovery has not yet learned of the
+    /// profile from identity's events (USER_NOT_FOUND, bounded: 15 s).
+    static func like(_ accountID: String, by client: GatewayClient) async throws -> Discovery.SwipeResponse {
+        let deadline = ContinuousClock.now + .seconds(15)
+        while true {
+            do {
+                return try await client.discovery.swipe(accountID: accountID, .like)
+            } catch {
+                guard error.discoveryReason == .userNotFound, ContinuousClock.now < deadline else { throw error }
+                try await Task.sleep(for: .milliseconds(50))
+            }
+        }
+    }
+
     /// Polls `condition` every 25 ms for up to 15 s; throws naming `what` when it never holds.
     static func until(_ what: String, _ condition: () async throws -> Bool) async throws {
         let deadline = ContinuousClock.now + .seconds(15)
