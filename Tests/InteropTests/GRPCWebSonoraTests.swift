@@ -32,16 +32,26 @@ struct GRPCWebSonoraTests {
         #expect(result.exitCode == 0)
     }
 
-    @Test func interopCases_fromSonoraThroughTheEdgeOverHTTP1_pass() async throws {
+    /// grpcio's plain gRPC cases run through the edge's HTTP/2 listener at the same time, to the
+    /// same server port: one port, both protocols, side by side.
+    @Test func interopCases_fromSonoraThroughTheEdgeOverHTTP1_pass_besidePlainGRPC() async throws {
         var configuration = RPCServerConfiguration()
         configuration.loopCount = 1
         let server = try RPCServer(configuration: configuration, services: [TestService()])
         let upstreamPort = try server.start()
         let edge = try await NginxEdge.start(routes: ["/grpc.testing.": upstreamPort, "/grpc.health.": upstreamPort])
         defer { edge.stop() }
+        let grpcCases = ["empty_unary", "large_unary", "client_streaming", "server_streaming", "ping_pong",
+                         "custom_metadata", "status_code_and_message", "unimplemented_method", "concurrent_streams"]
+        let script = RepositoryPaths.interopFixtures.appendingPathComponent("interop_client.py").path
+        async let grpc = Subprocess.run("/usr/bin/env", [
+            "python3", script, "--host", "127.0.0.1", "--port", "\(edge.port)", "--test_case", grpcCases.joined(separator: ","),
+        ], timeout: .seconds(60))
         let result = try await Self.runClient(port: edge.http1Port, cases: Self.cases)
+        let grpcResult = try await grpc
         await server.shutdown(gracePeriod: .seconds(2))
         Self.expectAllPassed(result, Self.cases)
+        Self.expectAllPassed(grpcResult, grpcCases)
     }
 
     /// A real Rendezvous call from a browser's point of view: identity started as in production

@@ -10,6 +10,7 @@ enum GRPCContentType {
     /// gRPC-Web's types (PROTOCOL-WEB.md): `application/grpc-web` and `application/grpc-web-text`,
     /// each optionally with `+format`.
     static func wireFormat(of value: String) -> (format: GRPCWireFormat, responseType: String)? {
+        if value == "application/grpc" { return (.grpc, value) }
         var type = Substring(value.lowercased())
         if let semicolon = type.firstIndex(of: ";") { type = type[..<semicolon] }
         type = type.trimmingSpaces
