@@ -59,6 +59,21 @@ import Testing
             let galleryText = try await cli.run(["momento", "gallery", eventID])
             #expect(galleryText.stdout.contains("not revealed yet") && galleryText.stdout.contains(photoID))
 
+            // A profile photo, for an ÉLITE member on the same edge.
+            let member = CLIRunner.make(port: edge.port, app: "elite")
+            let email = "\(TestDatabase.uniqueName("cli"))@example.com"
+            #expect(try await member.run(["sign-in", "email", email, "--sign-up", "--password", "correct horse battery staple"]).status == 0)
+            let profilePhoto = try await member.run(["photo", "upload", photo, "--json"])
+            #expect(profilePhoto.status == 0, "\(profilePhoto.stderr)")
+            let blobID = try #require(try profilePhoto.json()["blob_id"] as? String)
+            #expect(try profilePhoto.json()["profile_photos"] as? [String] == [blobID])
+            let photos = try await member.run(["photo", "list", "--json"])
+            let listed = try #require((try photos.json()["photos"] as? [[String: Any]])?.first)
+            #expect(listed["blob_id"] as? String == blobID)
+            #expect((listed["url"] as? String)?.contains("/media/v1/blobs/") == true)
+            let notAPhoto = try await member.run(["photo", "upload", "/etc/hostname"])
+            #expect(notAPhoto.status == 1 && notAPhoto.stderr.contains("is not a JPEG, PNG or HEIC photo"))
+
             // A code no event has: the status and reason on stderr, nothing on stdout, exit 1.
             let unknown = try await cli.run(["momento", "join", "ZZZZZZ"])
             #expect(unknown.status == 1)

@@ -21,6 +21,10 @@ struct FirstDateCommand: AsyncParsableCommand {
         @Option var bio: String?
         @Option var neighborhood: String?
         @Option(name: .customLong("why-me"), help: "Your story: why you.") var whyMe: String?
+        @Option(help: "Quiz answers as question=answer, repeatable.") var answer: [String] = []
+        @Option(name: .customLong("photo-ids"), help: "Your look: uploaded photo ids, comma-separated (`rendezvous photo upload`).")
+        var photoIDs: String?
+        @Option(name: .customLong("video-selfie"), help: "Your look: an uploaded video selfie's id.") var videoSelfie: String?
         @Flag(help: "Acknowledge the consent text (required before submitting).") var consent = false
         @Flag(help: "Submit the application after saving.") var submit = false
 
@@ -30,9 +34,20 @@ struct FirstDateCommand: AsyncParsableCommand {
                 steps.append(.aboutYou(Production.AboutYou(legalName: legalName ?? "", age: age ?? 0, bio: bio ?? "",
                                                            neighborhood: neighborhood ?? "")))
             }
-            if let whyMe { steps.append(.story(Production.Story(whyMe: whyMe))) }
+            if whyMe != nil || !answer.isEmpty {
+                var answers: [String: String] = [:]
+                for pair in answer {
+                    guard let equals = pair.firstIndex(of: "=") else { throw ValidationError("--answer is question=answer") }
+                    answers[String(pair[..<equals])] = String(pair[pair.index(after: equals)...])
+                }
+                steps.append(.story(Production.Story(whyMe: whyMe ?? "", quizAnswers: answers)))
+            }
+            if photoIDs != nil || videoSelfie != nil {
+                let ids = (photoIDs ?? "").split(separator: ",").map(String.init)
+                steps.append(.look(Production.Look(photoIDs: ids, videoSelfieID: videoSelfie ?? "")))
+            }
             if consent { steps.append(.consent(Production.ConsentAcknowledgement(acknowledged: true))) }
-            guard !steps.isEmpty || submit else { throw ValidationError("give a step (e.g. --legal-name, --why-me, --consent) or --submit") }
+            guard !steps.isEmpty || submit else { throw ValidationError("give a step (e.g. --legal-name, --why-me, --photo-ids, --consent) or --submit") }
             try await options.withClient(app: FirstDateCommand.app) { client, output in
                 var application: Production.Application?
                 for step in steps { application = try await client.production.saveApplicationStep(step) }
@@ -182,10 +197,14 @@ struct FirstDateCommand: AsyncParsableCommand {
         @Argument var episodeID: String
         @Argument var stage: PitchStage
         @Option var sponsor = ""
+        @Option(help: "The deal's value (e.g. 1500.00), with --currency.") var value: Double?
+        @Option(help: "ISO currency of --value.") var currency = "USD"
 
         func run() async throws {
+            let dealValue = value.map { Production.Money(amountMinor: Int64(($0 * 100).rounded()), currency: currency) }
             try await options.withClient(app: FirstDateCommand.app) { client, output in
-                let episode = try await client.production.advanceDeal(episodeID: episodeID, to: stage.value, sponsor: sponsor)
+                let episode = try await client.production.advanceDeal(episodeID: episodeID, to: stage.value, sponsor: sponsor,
+                                                                      dealValue: dealValue)
                 output.emit(FirstDateJSON.episode(episode)) { FirstDateJSON.episodeText(episode) }
             }
         }
