@@ -97,4 +97,27 @@ struct GlobalOptions: ParsableArguments {
     }
 
     var output: Output { Output(json: json) }
+
+    /// Global options that take a value, and those that do not.
+    static let valueOptions: Set<String> = ["--address", "--app", "--ca-file", "--profile", "--session-file", "--timeout"]
+    static let flagOptions: Set<String> = ["--plaintext", "--tls", "--json"]
+
+    /// `arguments` with the global options that come before the subcommand moved to the end.
+    static func movingLeadingOptions(_ arguments: [String]) -> [String] {
+        var leading: [String] = []
+        var rest = arguments[...]
+        while let first = rest.first {
+            let name = first.split(separator: "=", maxSplits: 1).first.map(String.init) ?? first
+            if flagOptions.contains(first) || (valueOptions.contains(name) && first.contains("=")) {
+                leading.append(first)
+                rest = rest.dropFirst()
+            } else if valueOptions.contains(first), rest.count >= 2 {
+                leading.append(contentsOf: rest.prefix(2))
+                rest = rest.dropFirst(2)
+            } else {
+                break
+            }
+        }
+        return Array(rest) + leading
+    }
 }

@@ -78,8 +78,9 @@ struct Output {
         return ([line(headers)] + cut.map(line)).joined(separator: "\n")
     }
 
-    /// `field: value` lines, aligned.
+    /// `field  value` lines, aligned; fields without a value are left out.
     static func fields(_ pairs: [(String, String)]) -> String {
+        let pairs = pairs.filter { !$0.1.isEmpty }
         let width = pairs.map(\.0.count).max() ?? 0
         return pairs.map { "\($0.0.padding(toLength: width, withPad: " ", startingAt: 0))  \($0.1)" }.joined(separator: "\n")
     }

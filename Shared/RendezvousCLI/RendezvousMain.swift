@@ -18,4 +18,10 @@ struct Rendezvous: AsyncParsableCommand {
             FeedCommand.self, SwipeCommand.self, MatchesCommand.self, ChatCommand.self, WatchCommand.self,
             SwivoCommand.self, PhotoCommand.self, MomentoCommand.self, FirstDateCommand.self, HealthCommand.self,
         ])
+
+    /// Accepts the global options before the subcommand too (`rendezvous --json whoami`):
+    /// argument-parser reads them only after it, where they are moved.
+    static func main() async {
+        await main(GlobalOptions.movingLeadingOptions(Array(CommandLine.arguments.dropFirst())))
+    }
 }

@@ -50,6 +50,7 @@ import Testing
             #expect(added["account_id"] as? String == accountID)
             #expect(added["content_type"] as? String == "image/jpeg")
             #expect((added["width"] as? Int, added["height"] as? Int) == (640, 480))
+            #expect(upload.stderr.isEmpty, "no progress bar when the output is not a terminal")
 
             let gallery = try await cli.run(["momento", "gallery", eventID, "--json"])
             #expect(gallery.status == 0, "\(gallery.stderr)")
@@ -58,6 +59,13 @@ import Testing
             #expect((page["photos"] as? [[String: Any]])?.map { $0["photo_id"] as? String } == [photoID])
             let galleryText = try await cli.run(["momento", "gallery", eventID])
             #expect(galleryText.stdout.contains("not revealed yet") && galleryText.stdout.contains(photoID))
+
+            // At a terminal the upload draws its progress bar.
+            let atTerminal = try await cli.runInTerminal(["momento", "upload", eventID, photo])
+            #expect(atTerminal.status == 0, "\(atTerminal.stdout)")
+            let photoName = (photo as NSString).lastPathComponent
+            #expect(atTerminal.stdout.contains("\(photoName) [██████████████████████████████] 100%"), "\(atTerminal.stdout)")
+            #expect(atTerminal.stdout.contains("added \(photo) as photo "))
 
             // A profile photo, for an ÉLITE member on the same edge.
             let member = CLIRunner.make(port: edge.port, app: "elite")
@@ -140,6 +148,11 @@ import Testing
             #expect(serving.status == 0, "\(serving.stderr)")
             #expect(serving.stdout == "SERVING\n")
 
+            // Global options may come before the subcommand too.
+            let leading = try await cli.run(["--json", "--address", "127.0.0.1:\(identity.port)", "health"])
+            #expect(leading.status == 0, "\(leading.stderr)")
+            #expect(try leading.json()["status"] as? String == "SERVING")
+
             let unknown = try await cli.run(["health", "--address", "127.0.0.1:\(identity.port)", "--service", "no.such.Service", "--json"])
             #expect(unknown.status == 1)
 
@@ -148,6 +161,33 @@ import Testing
             #expect(dead.status == 1)
             #expect(dead.stderr.hasPrefix("error: UNAVAILABLE"), "\(dead.stderr)")
             #expect(dead.elapsed < .seconds(3))
+        } catch {
+            await identity.stop()
+            throw error
+        }
+        await identity.stop()
+    }
+
+    /// Sessions live in ~/.config/rendezvous/<app>[-<profile>].json, one user per profile, owner-only.
+    @Test func profiles_keepSeveralUsersApart() async throws {
+        let identity = try await DiscoveryStack.startIdentity(credentials: "cli=cli-tests-secret-0123456789abcdef")
+        let config = NSTemporaryDirectory() + "rv-cli-config-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: config) }
+        do {
+            let cli = CLIRunner(globalArguments: ["--address", "127.0.0.1:\(identity.port)", "--app", "momento"])
+            let environment = ["XDG_CONFIG_HOME": config]
+            let alice = try await cli.run(["sign-in", "anonymous", "--profile", "alice", "--json"], environment: environment)
+            let bob = try await cli.run(["sign-in", "anonymous", "--profile", "bob", "--json"], environment: environment)
+            #expect(alice.status == 0 && bob.status == 0, "\(alice.stderr)\(bob.stderr)")
+            let file = "\(config)/rendezvous/momento-alice.json"
+            let attributes = try FileManager.default.attributesOfItem(atPath: file)
+            #expect((attributes[.posixPermissions] as? Int).map { $0 & 0o777 } == 0o600)
+            let whoAlice = try await cli.run(["whoami", "--profile", "alice", "--json"], environment: environment)
+            let whoBob = try await cli.run(["whoami", "--profile", "bob", "--json"], environment: environment)
+            #expect(try whoAlice.json()["id"] as? String == (try alice.json()["id"] as? String))
+            #expect(try whoBob.json()["id"] as? String == (try bob.json()["id"] as? String))
+            let nobody = try await cli.run(["whoami"], environment: environment)
+            #expect(nobody.status == 1 && nobody.stderr.contains("SIGNED_OUT"), "\(nobody.stderr)")
         } catch {
             await identity.stop()
             throw error

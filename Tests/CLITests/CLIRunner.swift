@@ -28,12 +28,25 @@ struct CLIRunner {
         return CLIRunner(globalArguments: ["--address", "127.0.0.1:\(port)", "--plaintext", "--app", app, "--session-file", session])
     }
 
-    func run(_ arguments: [String], timeout: Duration = .seconds(60)) async throws -> Result {
+    func run(_ arguments: [String], environment: [String: String] = [:], timeout: Duration = .seconds(60)) async throws -> Result {
         let executable = try RepositoryPaths.builtExecutable("rendezvous")
         let clock = ContinuousClock()
         let start = clock.now
         // Options after the subcommand's own arguments, as argument-parser takes them anywhere.
         let result = try await Subprocess.run(executable, arguments + globalArguments,
+                                              environment: ["RENDEZVOUS_ADDRESS": "", "RENDEZVOUS_APP": ""].merging(environment) { $1 },
+                                              timeout: timeout, separateErrorOutput: true)
+        return Result(status: result.exitCode, stdout: result.output, stderr: result.errorOutput, elapsed: clock.now - start)
+    }
+
+    /// Runs the command on a pseudo-terminal, as a person at a terminal would (util-linux's
+    /// `script`); stdout and stderr both arrive in `stdout`, as the terminal shows them.
+    func runInTerminal(_ arguments: [String], timeout: Duration = .seconds(60)) async throws -> Result {
+        let executable = try RepositoryPaths.builtExecutable("rendezvous")
+        let command = ([executable] + arguments + globalArguments).map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }
+        let clock = ContinuousClock()
+        let start = clock.now
+        let result = try await Subprocess.run("/usr/bin/script", ["-q", "-e", "-c", command.joined(separator: " "), "/dev/null"],
                                               environment: ["RENDEZVOUS_ADDRESS": "", "RENDEZVOUS_APP": ""],
                                               timeout: timeout, separateErrorOutput: true)
         return Result(status: result.exitCode, stdout: result.output, stderr: result.errorOutput, elapsed: clock.now - start)

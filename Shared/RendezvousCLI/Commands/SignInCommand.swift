@@ -24,7 +24,10 @@ struct SignInCommand: AsyncParsableCommand {
     struct Email: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Sign in (or --sign-up) with an email and password.",
-            discussion: "The password is read from RENDEZVOUS_PASSWORD, or from the first line of standard input when --password is not given.")
+            discussion: """
+            Without --password the password comes from RENDEZVOUS_PASSWORD, or is asked for (not echoed) at a \
+            terminal, or is the first line of standard input.
+            """)
         @OptionGroup var options: GlobalOptions
         @Argument(help: "The email address.") var email: String
         @Option(help: "The password (prefer RENDEZVOUS_PASSWORD or standard input: arguments show in ps).") var password: String?
@@ -32,14 +35,21 @@ struct SignInCommand: AsyncParsableCommand {
         @Option(help: "A member's referral code (ÉLITE), redeemed when --sign-up creates the account.") var referral = ""
 
         func run() async throws {
-            guard let secret = password ?? options.environment["RENDEZVOUS_PASSWORD"] ?? readLine(strippingNewline: true),
-                  !secret.isEmpty else { throw ValidationError("no password: give --password, RENDEZVOUS_PASSWORD or a line on stdin") }
+            guard let secret = password ?? options.environment["RENDEZVOUS_PASSWORD"] ?? Self.readPassword(), !secret.isEmpty
+            else { throw ValidationError("no password: give --password, RENDEZVOUS_PASSWORD or a line on stdin") }
             try await options.withClient { client, output in
                 let account = signUp
                     ? try await client.identity.signUpWithEmail(email, password: secret, referralCode: referral)
                     : try await client.identity.signInWithEmail(email, password: secret)
                 output.emit(AccountJSON.make(account)) { "signed in to \(account.app) as \(account.id) (\(account.email))" }
             }
+        }
+
+        /// Asks at the terminal with echo off (getpass), or reads a line from a pipe.
+        static func readPassword() -> String? {
+            guard isatty(0) == 1 else { return readLine(strippingNewline: true) }
+            guard let typed = getpass("password: ") else { return nil }
+            return String(cString: typed)
         }
     }
 
