@@ -156,7 +156,7 @@ let package = Package(
                     swiftSettings: swiftSettings),
         .testTarget(name: "ProtocGenTests", dependencies: ["ProtocGen", "Contracts", "RPC", "Wire", "TestSupport"],
                     exclude: ["Fixtures"], swiftSettings: swiftSettings),
-        .testTarget(name: "CLITests", dependencies: ["RendezvousCLI", "TestSupport", "CVips"],
+        .testTarget(name: "CLITests", dependencies: ["RendezvousCLI", "TestSupport", "CVips", "CryptoCore"],
                     swiftSettings: swiftSettings),
         .testTarget(name: "AuthTests", dependencies: ["Auth", "RPC", "Contracts", "CryptoCore"],
                     swiftSettings: swiftSettings),
