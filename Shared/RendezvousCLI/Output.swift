@@ -97,7 +97,9 @@ extension GlobalOptions {
     func withClient(app: String? = nil, _ body: (GatewayClient, Output) async throws -> Void) async throws {
         let output = self.output
         let client: GatewayClient
+        let sessionFile: String
         do {
+            sessionFile = try sessionPath(app: appID(default: app))
             client = try makeClient(app: app)
         } catch let error as ValidationError {
             throw error
@@ -106,6 +108,7 @@ extension GlobalOptions {
             throw ExitCode.failure
         }
         defer { client.close() }
+        await SessionLock.refreshIfNeeded(client, sessionPath: sessionFile)
         do {
             try await body(client, output)
         } catch let error as RPCError {

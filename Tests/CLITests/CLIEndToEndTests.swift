@@ -195,6 +195,41 @@ import Testing
         await identity.stop()
     }
 
+    /// Processes of one user started at once, each finding the access token expired: one refresh
+    /// rotates the single-use refresh token and the others use its result, so nobody is signed out
+    /// (two refreshes with one token would revoke the session: REFRESH_TOKEN_REUSED).
+    @Test func concurrentCommands_withAnExpiredAccessToken_refreshOnce() async throws {
+        let identity = try await DiscoveryStack.startIdentity(credentials: "cli=cli-tests-secret-0123456789abcdef")
+        do {
+            let cli = CLIRunner.make(port: identity.port, app: "momento")
+            let signedIn = try await cli.run(["sign-in", "anonymous", "--json"])
+            let accountID = try #require(try signedIn.json()["id"] as? String)
+            let file = try #require(cli.globalArguments.last)
+            for round in 0..<2 {
+                // The stored access token says it expired a minute ago.
+                var contents = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: file))) as? [String: Any])
+                var session = try #require(contents["session"] as? [String: Any])
+                session["accessTokenExpiresAt"] = Date().timeIntervalSince1970 - 60
+                contents["session"] = session
+                try JSONSerialization.data(withJSONObject: contents).write(to: URL(fileURLWithPath: file))
+
+                let results = try await withThrowingTaskGroup(of: CLIRunner.Result.self) { group in
+                    for _ in 0..<4 { group.addTask { try await cli.run(["whoami", "--json"]) } }
+                    return try await group.reduce(into: []) { $0.append($1) }
+                }
+                for result in results {
+                    #expect(result.status == 0, "round \(round): \(result.stderr)")
+                    if result.status == 0 { #expect(try result.json()["id"] as? String == accountID) }
+                }
+            }
+            #expect(try await cli.run(["whoami"]).status == 0)
+        } catch {
+            await identity.stop()
+            throw error
+        }
+        await identity.stop()
+    }
+
     @Test func completionScript_andUsageErrors() async throws {
         let cli = CLIRunner(globalArguments: [])
         let bash = try await cli.run(["--generate-completion-script", "bash"])
