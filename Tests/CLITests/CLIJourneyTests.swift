@@ -41,6 +41,11 @@ import Testing
             #expect(ready.status == 0, "\(ready.stderr)")
             let cursor = try #require(try ready.json()["after_cursor"] as? Int)
 
+            let mine = try await ana.run(["profile", "show", "--json"])
+            #expect(try mine.json()["account_id"] as? String == anaID)
+            let his = try await Self.eventually(ana, ["profile", "show", benID])
+            #expect(his.stdout.contains("Ben") && his.stdout.contains("hello"), "\(his.stdout)\(his.stderr)")
+
             let feed = try await ana.run(["feed", "--json"])
             #expect(feed.status == 0, "\(feed.stderr)")
             #expect(try feed.json()["cards"] is [Any])
