@@ -14,7 +14,7 @@ struct GlobalOptions: ParsableArguments {
     @Option(help: "The app to act in: elite, firstdate, swivo, unseen or momento (default RENDEZVOUS_APP, or the command's own app, or elite).")
     var app: String?
 
-    @Option(name: .customLong("ca-file"), help: ArgumentHelp("TLS, trusting only the CA certificates in this PEM file (a local CA).",
+    @Option(name: .customLong("ca-file"), help: ArgumentHelp("TLS, trusting only the CA certificates in this PEM file (a local CA); default RENDEZVOUS_CA_FILE.",
                                                              valueName: "pem"))
     var caFile: String?
 
@@ -49,7 +49,7 @@ struct GlobalOptions: ParsableArguments {
 
     /// The host and port to connect to.
     func endpoint() throws -> (host: String, port: Int) {
-        let text = address ?? environment["RENDEZVOUS_ADDRESS"] ?? Self.defaultAddress
+        let text = address ?? environment["RENDEZVOUS_ADDRESS"].flatMap { $0.isEmpty ? nil : $0 } ?? Self.defaultAddress
         guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]), (1...65535).contains(port)
         else { throw ValidationError("the address must be host:port, not \"\(text)\"") }
         var host = String(text[..<colon])
@@ -60,7 +60,7 @@ struct GlobalOptions: ParsableArguments {
 
     /// The app: `--app`, RENDEZVOUS_APP, the command's own app, or elite.
     func appID(default commandApp: String? = nil) -> String {
-        app ?? environment["RENDEZVOUS_APP"] ?? commandApp ?? "elite"
+        app ?? environment["RENDEZVOUS_APP"].flatMap { $0.isEmpty ? nil : $0 } ?? commandApp ?? "elite"
     }
 
     var deadline: Duration { .milliseconds(Int64(timeout * 1000)) }
@@ -69,6 +69,7 @@ struct GlobalOptions: ParsableArguments {
     func security(host: String) -> GatewayConfiguration.TransportSecurity {
         if let caFile { return .tlsTrustingRoots(pemFile: caFile) }
         if plaintext { return .plaintext }
+        if let caFile = environment["RENDEZVOUS_CA_FILE"], !caFile.isEmpty, !tls { return .tlsTrustingRoots(pemFile: caFile) }
         if tls { return .tls }
         let loopback = host == "localhost" || host == "::1" || host.hasPrefix("127.")
         return loopback ? .plaintext : .tls

@@ -34,7 +34,7 @@ struct CLIRunner {
         let start = clock.now
         // Options after the subcommand's own arguments, as argument-parser takes them anywhere.
         let result = try await Subprocess.run(executable, arguments + globalArguments,
-                                              environment: ["RENDEZVOUS_ADDRESS": "", "RENDEZVOUS_APP": ""].merging(environment) { $1 },
+                                              environment: ["RENDEZVOUS_ADDRESS": "", "RENDEZVOUS_APP": "", "RENDEZVOUS_CA_FILE": ""].merging(environment) { $1 },
                                               timeout: timeout, separateErrorOutput: true)
         return Result(status: result.exitCode, stdout: result.output, stderr: result.errorOutput, elapsed: clock.now - start)
     }
@@ -47,7 +47,7 @@ struct CLIRunner {
         let clock = ContinuousClock()
         let start = clock.now
         let result = try await Subprocess.run("/usr/bin/script", ["-q", "-e", "-c", command.joined(separator: " "), "/dev/null"],
-                                              environment: ["RENDEZVOUS_ADDRESS": "", "RENDEZVOUS_APP": ""],
+                                              environment: ["RENDEZVOUS_ADDRESS": "", "RENDEZVOUS_APP": "", "RENDEZVOUS_CA_FILE": ""],
                                               timeout: timeout, separateErrorOutput: true)
         return Result(status: result.exitCode, stdout: result.output, stderr: result.errorOutput, elapsed: clock.now - start)
     }

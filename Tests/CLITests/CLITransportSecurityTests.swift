@@ -26,6 +26,9 @@ import Testing
             #expect(signedIn.status == 0, "\(signedIn.stderr)")
             #expect(try signedIn.json()["app"] as? String == "momento")
 
+            let byEnvironment = try await cli.run(["whoami", "--json"], environment: ["RENDEZVOUS_CA_FILE": "\(folder)/cert.pem"])
+            #expect(byEnvironment.status == 0, "\(byEnvironment.stderr)")
+
             let distrusted = try await cli.run(["whoami", "--ca-file", "\(folder)/other.pem"])
             #expect(distrusted.status == 1 && distrusted.stderr.hasPrefix("error: UNAVAILABLE"), "\(distrusted.stderr)")
             let plaintext = try await cli.run(["health", "--plaintext"])
