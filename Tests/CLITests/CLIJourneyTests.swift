@@ -46,7 +46,7 @@ import Testing
             let his = try await Self.eventually(ana, ["profile", "show", benID])
             #expect(his.stdout.contains("Ben") && his.stdout.contains("hello"), "\(his.stdout)\(his.stderr)")
 
-            let feed = try await ana.run(["feed", "--json"])
+            let feed = try await Self.eventually(ana, ["feed", "--json"])
             #expect(feed.status == 0, "\(feed.stderr)")
             #expect(try feed.json()["cards"] is [Any])
 
