@@ -5,7 +5,7 @@ export PATH := /opt/swift/usr/bin:$(PATH)
 SWIFT ?= swift
 
 APT_PACKAGES := libnghttp2-dev libssl-dev libpq-dev zlib1g-dev libcurl4-openssl-dev libvips-dev nghttp2-client protobuf-compiler libprotobuf-dev \
-                postgresql-15 postgresql-15-postgis-3 postgresql-contrib python3 python3-pip openssl curl nginx-light
+                postgresql-15 postgresql-15-postgis-3 postgresql-contrib python3 python3-pip openssl curl nginx-light zbar-tools
 PY_PACKAGES := grpcio grpcio-tools protobuf 'moto[server]' sonora
 FUZZ_SECONDS ?= 60
 

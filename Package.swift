@@ -22,12 +22,15 @@ let package = Package(
         .library(name: "GatewayClient", targets: ["GatewayClient"]),
         .executable(name: "identity-bench", targets: ["IdentityBench"]),
         .executable(name: "protoc-gen-rendezvous", targets: ["ProtocGen"]),
+        .executable(name: "rendezvous", targets: ["RendezvousCLI"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        // Only the `rendezvous` CLI uses it.
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
     ],
     targets: [
         // C libraries: a module map and a shim each, imported by exactly one Swift module.
@@ -82,6 +85,13 @@ let package = Package(
         // The protoc plugin that generates Shared/Contracts/Generated from proto-docs/ (`make generate`).
         .executableTarget(name: "ProtocGen", dependencies: ["Wire"], path: "Shared/ProtocGen", exclude: ["generate.sh"],
                           swiftSettings: swiftSettings),
+
+        // The `rendezvous` command line for people and scripts, on the gateway client (and RPC's
+        // health client for `rendezvous health`). A tool beside ProtocGen, not a service.
+        .executableTarget(name: "RendezvousCLI", dependencies: [
+                              "GatewayClient", "Contracts", "RPC", "HTTP2", "CryptoCore",
+                              .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                          ], path: "Shared/RendezvousCLI", swiftSettings: swiftSettings),
 
         // Executables.
         .executableTarget(name: "InteropServer", dependencies: ["RPC", "Contracts", "Runtime"],
@@ -146,6 +156,8 @@ let package = Package(
                     swiftSettings: swiftSettings),
         .testTarget(name: "ProtocGenTests", dependencies: ["ProtocGen", "Contracts", "RPC", "Wire", "TestSupport"],
                     exclude: ["Fixtures"], swiftSettings: swiftSettings),
+        .testTarget(name: "CLITests", dependencies: ["RendezvousCLI", "TestSupport", "CVips", "CryptoCore"],
+                    swiftSettings: swiftSettings),
         .testTarget(name: "AuthTests", dependencies: ["Auth", "RPC", "Contracts", "CryptoCore"],
                     swiftSettings: swiftSettings),
     ]

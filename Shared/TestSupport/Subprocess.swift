@@ -4,13 +4,18 @@ import Synchronization
 /// A child process for tests: output captured, always reaped, killed if it outlives its time.
 package struct SubprocessResult: Sendable {
     package var exitCode: Int32
+    /// Standard output, and standard error too unless the run kept it apart.
     package var output: String
+    /// Standard error when `run(…, separateErrorOutput: true)` kept it apart; otherwise empty.
+    package var errorOutput = ""
 }
 
 package enum Subprocess {
     /// Runs `executable` with `arguments` and waits at most `timeout`, killing it after that.
+    /// `separateErrorOutput`: standard error goes to `errorOutput` instead of `output` (through a
+    /// file, so neither stream can fill its pipe while the other is read).
     package static func run(_ executable: String, _ arguments: [String], environment: [String: String] = [:],
-                            timeout: Duration = .seconds(120)) async throws -> SubprocessResult {
+                            timeout: Duration = .seconds(120), separateErrorOutput: Bool = false) async throws -> SubprocessResult {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
@@ -19,7 +24,14 @@ package enum Subprocess {
         process.environment = env
         let output = Pipe()
         process.standardOutput = output
-        process.standardError = output
+        let errorFile = separateErrorOutput ? NSTemporaryDirectory() + "rv-stderr-\(UUID().uuidString)" : nil
+        if let errorFile {
+            _ = FileManager.default.createFile(atPath: errorFile, contents: nil)
+            process.standardError = FileHandle(forWritingAtPath: errorFile)
+        } else {
+            process.standardError = output
+        }
+        defer { if let errorFile { try? FileManager.default.removeItem(atPath: errorFile) } }
         try process.run()
         let killer = Task.detached {
             try await Task.sleep(for: timeout)
@@ -33,7 +45,9 @@ package enum Subprocess {
             return data
         }
         killer.cancel()
-        return SubprocessResult(exitCode: process.terminationStatus, output: String(decoding: data, as: UTF8.self))
+        let errors = errorFile.flatMap { FileManager.default.contents(atPath: $0) } ?? Data()
+        return SubprocessResult(exitCode: process.terminationStatus, output: String(decoding: data, as: UTF8.self),
+                                errorOutput: String(decoding: errors, as: UTF8.self))
     }
 
     /// Runs blocking `work` on a new thread and resumes the caller with its result.
