@@ -59,6 +59,12 @@ struct JourneysBenchMain {
             }
             let elapsed = clock.now - start
             print(recorder.report(elapsed: elapsed, memory: peakMemory(stack)))
+            if recorder.failedJourneys > 0 {
+                // The services' logs go with the stack: keep them for the failures' story.
+                let file = NSTemporaryDirectory() + "journeys-bench-\(getpid())-services.log"
+                try? stack.logs.write(toFile: file, atomically: true, encoding: .utf8)
+                print("the services' logs (warnings and errors): \(file)")
+            }
         } catch {
             await stack.stop()
             throw error

@@ -41,6 +41,9 @@ final class Recorder: Sendable {
         }
     }
 
+    /// Journeys that failed so far.
+    var failedJourneys: Int { state.withLock { $0.failures.values.reduce(0, +) } }
+
     /// The printed table.
     func report(elapsed: Duration, memory: [(String, Int)]) -> String {
         let state = state.withLock { $0 }
