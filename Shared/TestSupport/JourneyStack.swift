@@ -63,7 +63,7 @@ package final class JourneyStack: Sendable {
             "media": ["RV_MEDIA_STORAGE_DIR": directory.appendingPathComponent("blobs").path, "RV_MEDIA_URL_SECRET": urlSecret,
                       "RV_MEDIA_REVEAL_INTERVAL_MS": "50", "RV_MEDIA_SWEEP_INTERVAL_MS": "100", "RV_MEDIA_RENDITION_INTERVAL_MS": "50"],
         ]
-        let started = await withTaskGroup(of: (String, Int, Result<EndToEndServiceProcess, any Error>).self) { group in
+        let started = await withTaskGroup(of: Launch.self) { group in
             for service in services {
                 for instance in 0..<instances {
                     var environment = common(service).merging(specific[service] ?? [:]) { _, given in given }
@@ -72,35 +72,38 @@ package final class JourneyStack: Sendable {
                     let settings = environment
                     group.addTask {
                         do {
-                            return (service, instance, .success(try await EndToEndServiceProcess.start(service, environment: settings)))
+                            return Launch(service: service, instance: instance,
+                                          process: try await EndToEndServiceProcess.start(service, environment: settings))
                         } catch {
-                            return (service, instance, .failure(error))
+                            return Launch(service: service, instance: instance, error: "\(error)")
                         }
                     }
                 }
             }
-            return await group.reduce(into: [(String, Int, Result<EndToEndServiceProcess, any Error>)]()) { $0.append($1) }
+            var launches: [Launch] = []
+            for await launch in group { launches.append(launch) }
+            return launches
         }
         var processes: [String: [EndToEndServiceProcess]] = [:]
-        for (service, _, result) in started.sorted(by: { ($0.0, $0.1) < ($1.0, $1.1) }) {
-            if case .success(let process) = result { processes[service, default: []].append(process) }
+        for launch in started.sorted(by: { ($0.service, $0.instance) < ($1.service, $1.instance) }) {
+            if let process = launch.process { processes[launch.service, default: []].append(process) }
         }
         func stopAll() async {
             for process in processes.values.joined() { await process.stop() }
             await apns?.stop()
             try? FileManager.default.removeItem(at: directory)
         }
-        let failures: [any Error] = started.compactMap { outcome in
-            guard case .failure(let error) = outcome.2 else { return nil }
-            return error
+        var failures = started.compactMap(\.error)
+        if started.count != services.count * instances {
+            failures.append("started \(started.count) of \(services.count * instances) processes")
         }
         if let failure = failures.first {
             await stopAll()
-            throw failure
+            throw SubprocessError(message: failure)
         }
         do {
             let routes = Dictionary(uniqueKeysWithValues: services.map { service in
-                ("/rendezvous.\(service).", processes[service]!.map(\.port))  // every service started
+                ("/rendezvous.\(service).", (processes[service] ?? []).map(\.port))
             })
             let edge = try await NginxEdge.start(upstreams: routes, httpUpstreams: ["/media/v1/blobs/": mediaAdminPorts])
             return JourneyStack(processes: processes, edge: edge, apns: apns, directory: directory)
@@ -108,6 +111,14 @@ package final class JourneyStack: Sendable {
             await stopAll()
             throw error
         }
+    }
+
+    /// One process's start: the process, or why it did not start.
+    private struct Launch: Sendable {
+        var service: String
+        var instance: Int
+        var process: EndToEndServiceProcess?
+        var error: String?
     }
 
     /// Every process of the stack with its pid, the edge's master and worker included (for
