@@ -46,7 +46,16 @@ package final class JourneyStack: Sendable {
         let mediaAdminPorts = try (0..<instances).map { _ in try LocalPort.free() }
         let apns = push ? try FakeAPNs() : nil
         var messaging = messagingEnvironment
-        if let apns { messaging.merge(try apns.messagingEnvironment(directory: directory.appendingPathComponent("apns"))) { given, _ in given } }
+        if let apns {
+            do {
+                messaging.merge(try apns.messagingEnvironment(directory: directory.appendingPathComponent("apns"))) { given, _ in given }
+            } catch {
+                await apns.stop()
+                throw error
+            }
+        }
+        // MediaStack's folder: every media on this database may render or delete any blob.
+        let storage = MediaStack.retainSharedStorage()
         let address = { (service: String) in "127.0.0.1:\(ports[service]![0])" }  // every service has an entry
         let credentials = services.map { "\($0)=\(secrets[$0]!)" }.joined(separator: ",")  // every service has a secret
         let common = { (service: String) -> [String: String] in
@@ -60,7 +69,7 @@ package final class JourneyStack: Sendable {
             "production": ["RV_DISCOVERY_ADDRESS": address("discovery"), "RV_MESSAGING_ADDRESS": address("messaging")],
             "messaging": messaging.merging(["RV_DISCOVERY_ADDRESS": address("discovery"), "RV_PRODUCTION_ADDRESS": address("production"),
                                             "RV_MEDIA_ADDRESS": address("media")]) { given, _ in given },
-            "media": ["RV_MEDIA_STORAGE_DIR": directory.appendingPathComponent("blobs").path, "RV_MEDIA_URL_SECRET": urlSecret,
+            "media": ["RV_MEDIA_STORAGE_DIR": storage, "RV_MEDIA_URL_SECRET": urlSecret,
                       "RV_MEDIA_REVEAL_INTERVAL_MS": "50", "RV_MEDIA_SWEEP_INTERVAL_MS": "100", "RV_MEDIA_RENDITION_INTERVAL_MS": "50"],
         ]
         let started = await withTaskGroup(of: Launch.self) { group in
@@ -91,6 +100,7 @@ package final class JourneyStack: Sendable {
         func stopAll() async {
             for process in processes.values.joined() { await process.stop() }
             await apns?.stop()
+            MediaStack.releaseSharedStorage()
             try? FileManager.default.removeItem(at: directory)
         }
         var failures = started.compactMap(\.error)
@@ -158,6 +168,7 @@ package final class JourneyStack: Sendable {
             for process in processes.values.joined() { group.addTask { await process.stop() } }
         }
         await apns?.stop()
+        MediaStack.releaseSharedStorage()
         try? FileManager.default.removeItem(at: directory)
     }
 }
