@@ -68,7 +68,8 @@ run: release db-start
 ## consumer's catch-up (identity-bench, our own gRPC client); then discovery's feed over 100k profiles;
 ## then production's season P&L over 10,000 entries, the membrane query and consent capture;
 ## then messaging's sends with 1,000 open realtime streams (send → delivery latency);
-## then media's 2 MiB photo uploads, signed-URL GETs and the reveal of a 5,000-photo event.
+## then media's 2 MiB photo uploads, signed-URL GETs and the reveal of a 5,000-photo event;
+## then all five products' journeys at once through the edge, two instances per service (journeys-bench).
 bench: release db-start
 	python3 Tests/Benchmarks/rpc_bench.py
 	python3 Tests/Benchmarks/db_bench.py
@@ -78,6 +79,7 @@ bench: release db-start
 	python3 Tests/Benchmarks/messaging_bench.py
 	python3 Tests/Benchmarks/messaging_bench.py calls
 	python3 Tests/Benchmarks/media_bench.py
+	python3 Tests/Benchmarks/journeys_bench.py
 
 ## fuzz: libFuzzer on the protobuf decoder and the gRPC deframer for FUZZ_SECONDS.
 fuzz: deps

@@ -21,6 +21,7 @@ let package = Package(
         .library(name: "Contracts", targets: ["Contracts"]),
         .library(name: "GatewayClient", targets: ["GatewayClient"]),
         .executable(name: "identity-bench", targets: ["IdentityBench"]),
+        .executable(name: "journeys-bench", targets: ["JourneysBench"]),
         .executable(name: "protoc-gen-rendezvous", targets: ["ProtocGen"]),
         .executable(name: "rendezvous", targets: ["RendezvousCLI"]),
     ],
@@ -119,6 +120,11 @@ let package = Package(
 
         .executableTarget(name: "IdentityBench", dependencies: ["RPC", "Contracts", "Auth", "Postgres", "Runtime"],
                           path: "Tests/Benchmarks/IdentityBench", swiftSettings: swiftSettings),
+        // The five products' journeys through the edge, shared by GatewayClientTests and journeys-bench.
+        .target(name: "Journeys", dependencies: ["GatewayClient", "Contracts", "RPC", "TestSupport"], path: "Tests/Journeys",
+                swiftSettings: swiftSettings),
+        .executableTarget(name: "JourneysBench", dependencies: ["Journeys", "GatewayClient", "TestSupport"],
+                          path: "Tests/Benchmarks/JourneysBench", swiftSettings: swiftSettings),
 
         // Tests.
         .testTarget(name: "WireTests", dependencies: ["Wire"], swiftSettings: swiftSettings),
@@ -148,7 +154,7 @@ let package = Package(
                     exclude: ["Fixtures"], swiftSettings: swiftSettings),
         .testTarget(name: "MediaTests", dependencies: ["Media", "Auth", "Contracts", "CryptoCore", "CVips", "Postgres", "RPC", "Runtime", "TestSupport"],
                     exclude: ["Fixtures"], swiftSettings: swiftSettings),
-        .testTarget(name: "GatewayClientTests", dependencies: ["GatewayClient", "Contracts", "RPC", "TestSupport",
+        .testTarget(name: "GatewayClientTests", dependencies: ["GatewayClient", "Contracts", "RPC", "TestSupport", "Journeys",
                                                             "CryptoCore", "HTTP2", "Wire", "Auth", "Runtime",
                                                             .product(name: "Logging", package: "swift-log")],
                     swiftSettings: swiftSettings),

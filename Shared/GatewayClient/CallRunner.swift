@@ -15,6 +15,22 @@ struct CallRunner: Sendable {
     /// `maxTotalTime` bounds all attempts of a retried call together.
     func run<Response: Sendable>(_ method: GatewayMethod, deadline: Duration?,
                                  _ body: @Sendable (CallOptions) async throws -> Response) async throws(RPCError) -> Response {
+        guard let observer = configuration.callObserver else { return try await attempts(method, deadline: deadline, body) }
+        let start = ContinuousClock.now
+        do {
+            let response = try await attempts(method, deadline: deadline, body)
+            observer(method.name, ContinuousClock.now - start, nil)
+            return response
+        } catch {
+            observer(method.name, ContinuousClock.now - start, error)
+            throw error
+        }
+    }
+
+    /// Every attempt `run` allows, without the observer.
+    private func attempts<Response: Sendable>(_ method: GatewayMethod, deadline: Duration?,
+                                              _ body: @Sendable (CallOptions) async throws -> Response) async throws(RPCError)
+        -> Response {
         let clock = ContinuousClock()
         let start = clock.now
         let attemptTime = deadline ?? configuration.defaultDeadline

@@ -28,6 +28,9 @@ public struct GatewayConfiguration: Sendable {
     /// An access token that expires within this margin is refreshed before the call, so the
     /// call does not set off with a token the server will already have seen expire.
     public var refreshMargin: Duration
+    /// Told of every unary call when it ends: its `Service/Method`, how long it took (retries
+    /// and a refresh included) and its error when it failed; for an app's telemetry or a load test.
+    public var callObserver: (@Sendable (_ method: String, _ duration: Duration, _ error: GatewayError?) -> Void)?
 
     public init(host: String, port: Int, security: TransportSecurity = .tls, app: String, deviceName: String = "",
                 defaultDeadline: Duration = .seconds(10), retryPolicy: RetryPolicy = RetryPolicy(),

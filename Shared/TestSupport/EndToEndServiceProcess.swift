@@ -13,6 +13,9 @@ package final class EndToEndServiceProcess: Sendable {
     package let logFile: String
     private let process: Process
 
+    /// The child's process id (for /proc figures such as its peak memory).
+    package var pid: Int32 { process.processIdentifier }
+
     private init(name: String, port: Int, logFile: String, process: Process) {
         self.name = name
         self.port = port

@@ -55,8 +55,7 @@ package final class MediaStack: Sendable {
     private static func startHoldingBackend(withEdge: Bool, mediaEnvironment: [String: String]) async throws -> MediaStack {
         try await TestDatabase.makePool(TestDatabase.configuration(role: "media", poolSize: 1)).close()
         let identity = try await DiscoveryStack.startIdentity(credentials: "media=\(mediaSecret)")
-        let storage = sharedStorage
-        running.withLock { $0 += 1 }
+        let storage = retainSharedStorage()
         let adminPort = try LocalPort.free()
         do {
             let media = try await startMedia(identityPort: identity.port, storage: storage, adminPort: adminPort,
@@ -74,7 +73,7 @@ package final class MediaStack: Sendable {
             }
         } catch {
             await identity.stop()
-            releaseStorage()
+            releaseSharedStorage()
             throw error
         }
     }
@@ -109,12 +108,20 @@ package final class MediaStack: Sendable {
         edge?.stop()
         await media.stop()
         await identity.stop()
-        Self.releaseStorage()
+        Self.releaseSharedStorage()
         await MediaBackendLock.shared.release()
     }
 
     /// Removes the shared blob folder once no stack of this process uses it.
-    private static func releaseStorage() {
+    /// The blob folder every media of this test process uses (any stack's media may render,
+    /// sweep or delete another's blobs: they share the database), kept until the matching
+    /// `releaseSharedStorage`.
+    package static func retainSharedStorage() -> String {
+        running.withLock { $0 += 1 }
+        return sharedStorage
+    }
+
+    package static func releaseSharedStorage() {
         let last = running.withLock { count -> Bool in
             count -= 1
             return count == 0

@@ -19,18 +19,31 @@ package final class NginxEdge: @unchecked Sendable {
     /// `httpRoutes` are plain HTTP paths (`/media/v1/blobs/`) proxied over HTTP/1.1, as compose's
     /// edge sends signed downloads to media's admin listener.
     package static func start(routes: [String: Int], httpRoutes: [String: Int] = [:]) async throws -> NginxEdge {
+        try await start(upstreams: routes.mapValues { [$0] }, httpUpstreams: httpRoutes.mapValues { [$0] })
+    }
+
+    /// Starts nginx routing each path prefix to an upstream of several instances (ports), which
+    /// nginx balances round robin, as compose's edge does with a scaled-out service.
+    package static func start(upstreams routes: [String: [Int]], httpUpstreams httpRoutes: [String: [Int]] = [:]) async throws
+        -> NginxEdge {
         try await Subprocess.onDedicatedThread { Result { try NginxEdge(routes: routes, httpRoutes: httpRoutes) } }.get()
     }
 
-    init(routes: [String: Int], httpRoutes: [String: Int] = [:]) throws {
+    init(routes: [String: [Int]], httpRoutes: [String: [Int]] = [:]) throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("rv-nginx-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory.appendingPathComponent("logs"), withIntermediateDirectories: true)
         port = try LocalPort.free()
         http1Port = try LocalPort.free()
-        let upstreams = Set(routes.values).sorted().map { "upstream u\($0) { server 127.0.0.1:\($0); keepalive 8; }" }
-        let locations = routes.sorted { $0.key < $1.key }.map { "location \($0.key) { grpc_pass grpc://u\($0.value); }" }
+        func name(_ ports: [Int]) -> String { "u" + ports.map(String.init).joined(separator: "_") }
+        let upstreams = Set(routes.values).sorted { $0.lexicographicallyPrecedes($1) }.map { ports in
+            "upstream \(name(ports)) { \(ports.map { "server 127.0.0.1:\($0);" }.joined(separator: " ")) keepalive 8; }"
+        }
+        let httpUpstreams = Set(httpRoutes.values).sorted { $0.lexicographicallyPrecedes($1) }.map { ports in
+            "upstream h\(name(ports)) { \(ports.map { "server 127.0.0.1:\($0);" }.joined(separator: " ")) }"
+        }
+        let locations = routes.sorted { $0.key < $1.key }.map { "location \($0.key) { grpc_pass grpc://\(name($0.value)); }" }
             + httpRoutes.sorted { $0.key < $1.key }.map {
-                "location \($0.key) { proxy_pass http://127.0.0.1:\($0.value); proxy_http_version 1.1; }"
+                "location \($0.key) { proxy_pass http://h\(name($0.value)); proxy_http_version 1.1; }"
             }
         let config = """
         worker_processes 1;
@@ -44,7 +57,7 @@ package final class NginxEdge: @unchecked Sendable {
             proxy_temp_path \(directory.path)/proxy;
             client_max_body_size 0;
             grpc_read_timeout 1h;
-            \(upstreams.joined(separator: "\n    "))
+            \((upstreams + httpUpstreams).joined(separator: "\n    "))
             server {
                 listen 127.0.0.1:\(port) http2;
                 listen 127.0.0.1:\(http1Port);
@@ -73,6 +86,9 @@ package final class NginxEdge: @unchecked Sendable {
         stop()
         throw SubprocessError(message: "nginx did not start: \(log)")
     }
+
+    /// The nginx master's process id (its worker is the master's child).
+    package var pid: Int32 { process.processIdentifier }
 
     /// Stops nginx and removes its folder.
     package func stop() {
