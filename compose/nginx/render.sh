@@ -15,6 +15,7 @@
 #     --upload-max SIZE           an upload's whole client stream                      default 40m
 #     --workers N|auto                                                                 default auto
 #     --error-log PATH|stderr                                                          default stderr
+#     --access-log PATH           one line per call: client, method, HTTP status, instance   default off
 #     --compose                   compose's edge: every service by its compose name and port, TLS
 #                                 from /etc/rendezvous/tls (rendezvous.conf is this, checked by validate.sh)
 set -euo pipefail
@@ -23,7 +24,7 @@ here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 SERVICES=(interop identity discovery production messaging media)
 
 listen=0.0.0.0:8443 tls_cert="" tls_key="" http1_listen="" downloads=""
-rate=100r/s burst=200 body_max=5m upload_max=40m workers=auto error_log=stderr
+rate=100r/s burst=200 body_max=5m upload_max=40m workers=auto error_log=stderr access_log=off
 declare -A upstream=()
 
 die() { echo "render.sh: $*" >&2; exit 2; }
@@ -44,6 +45,7 @@ while [ $# -gt 0 ]; do
         --upload-max) upload_max="${2:?}"; shift 2 ;;
         --workers) workers="${2:?}"; shift 2 ;;
         --error-log) error_log="${2:?}"; shift 2 ;;
+        --access-log) access_log="${2:?} rv_edge"; shift 2 ;;
         --compose)
             tls_cert=/etc/rendezvous/tls/edge.pem; tls_key=/etc/rendezvous/tls/edge.key
             upstream=([interop]=interop:7199 [identity]=identity:7101 [discovery]=discovery:7102
@@ -87,6 +89,7 @@ fi
 template="$(cat "$here/rendezvous.conf.template")"
 template="${template//@WORKERS@/$workers}"
 template="${template//@ERROR_LOG@/$error_log}"
+template="${template//@ACCESS_LOG@/$access_log}"
 template="${template//@BODY_MAX@/$body_max}"
 template="${template//@UPLOAD_MAX@/$upload_max}"
 template="${template//@RATE@/$rate}"
