@@ -163,6 +163,31 @@ def check_edge_config():
 
 # ---------------------------------------------------------------- the Dockerfile's steps
 
+_known_packages = {}
+
+
+def missing_packages(packages):
+    """The names apt-cache does not know (one call for all, then one per name only if needed)."""
+    unknown = [p for p in packages if p not in _known_packages]
+    if unknown:
+        every = subprocess.run(["apt-cache", "show", *unknown], capture_output=True).returncode == 0
+        for name in unknown:
+            _known_packages[name] = every or subprocess.run(["apt-cache", "show", name], capture_output=True).returncode == 0
+    return [p for p in packages if not _known_packages[p]]
+
+
+_closures = {}
+
+
+def dependency_closure(packages):
+    key = tuple(sorted(packages))
+    if key not in _closures:
+        depends = subprocess.run(["apt-cache", "depends", "--recurse", "--no-recommends", "--no-suggests", "--no-conflicts",
+                                  "--no-breaks", "--no-replaces", "--no-enhances", *key], capture_output=True, text=True).stdout
+        _closures[key] = set(key) | {line.strip().split(":")[-1].strip() for line in depends.splitlines()}
+    return _closures[key]
+
+
 def apt_packages(command):
     packages = []
     for segment in re.split(r"&&|;", command):
@@ -170,6 +195,17 @@ def apt_packages(command):
         if len(words) >= 2 and words[0] == "apt-get" and "install" in words:
             packages += [word for word in words[words.index("install") + 1:] if not word.startswith("-")]
     return packages
+
+
+_clean_copies = {}
+
+
+def clean_copy(source):
+    if source not in _clean_copies:
+        folder = tempfile.mkdtemp(prefix="rv-clean-")
+        shutil.copytree(os.path.join(REPO, source), os.path.join(folder, "tree"), ignore=shutil.ignore_patterns(".build*"))
+        _clean_copies[source] = os.path.join(folder, "tree")
+    return _clean_copies[source]
 
 
 def run_stage_steps(stage, root, product):
@@ -191,13 +227,14 @@ def run_stage_steps(stage, root, product):
                 target = os.path.join(workdir, destination.rstrip("/"), os.path.basename(source)) if destination.endswith("/") \
                     else os.path.join(workdir, destination)
                 if os.path.isdir(path):
-                    shutil.copytree(path, target, ignore=shutil.ignore_patterns(".build*"))
+                    # A clean copy made once per run, hard-linked into each product's directory.
+                    subprocess.run(["cp", "-al", clean_copy(source), target], check=True)
                 else:
                     os.makedirs(os.path.dirname(target), exist_ok=True)
                     shutil.copy(path, target)
         elif keyword == "RUN":
             packages = apt_packages(rest)
-            missing = [p for p in packages if subprocess.run(["apt-cache", "show", p], capture_output=True).returncode != 0]
+            missing = missing_packages(packages)
             if missing:
                 fail(f"{stage['name']}: apt packages not in the archive: {missing}")
             elif packages:
@@ -246,7 +283,7 @@ fi
 grep -q "\\.executable(name: \\"$product\\"" Package.swift || { echo "swift shim: no product $product" >&2; exit 1; }
 [ -x "$RV_SHIM_BIN/$product" ] || { echo "swift shim: $product is not built in $RV_SHIM_BIN" >&2; exit 1; }
 mkdir -p .build/release
-cp "$RV_SHIM_BIN/$product" ".build/release/$product"
+ln -f "$RV_SHIM_BIN/$product" ".build/release/$product" 2>/dev/null || cp "$RV_SHIM_BIN/$product" ".build/release/$product"
 """
 
 
@@ -278,6 +315,31 @@ def check_dockerfile(compose):
         shutil.rmtree(root, ignore_errors=True)
 
 
+_library_owners = {}
+
+
+def library_packages(paths):
+    """The Debian package of each library path (one dpkg -S for the paths not seen yet)."""
+    unseen = [p for p in paths if p not in _library_owners]
+    if unseen:
+        candidates = {}
+        for path in unseen:
+            candidates[path] = path
+            candidates[os.path.realpath(path)] = path
+            # Debian 12 merges /lib into /usr/lib; dpkg knows the file by the path it shipped.
+            for prefix, other in (("/usr/lib/", "/lib/"), ("/lib/", "/usr/lib/")):
+                if path.startswith(prefix):
+                    candidates[other + path[len(prefix):]] = path
+        output = subprocess.run(["dpkg", "-S", *candidates], capture_output=True, text=True).stdout
+        for line in output.splitlines():
+            package, _, found = line.partition(": ")
+            if found in candidates:
+                _library_owners.setdefault(candidates[found], package.split(":")[0])
+        for path in unseen:
+            _library_owners.setdefault(path, f"? ({path})")
+    return {p: _library_owners[p] for p in paths}
+
+
 def check_runtime_libraries(stage, bin_dir, product):
     """Every shared library the executables link comes from a package the runtime stage
     installs (or the slim base image has). Swift's own libraries are static in the image."""
@@ -289,24 +351,19 @@ def check_runtime_libraries(stage, bin_dir, product):
     needed = {}
     products = sorted(os.listdir(bin_dir)) if os.path.isdir(bin_dir) else []
     executables = [os.path.join(bin_dir, p) for p in products]
+    libraries = {}
     for executable in executables:
         output = subprocess.run(["ldd", executable], capture_output=True, text=True).stdout
         for match in re.finditer(r"=>\s+(/\S+)", output):
-            library = match.group(1)
-            if "/swift" in library:
-                continue
-            owner = subprocess.run(["dpkg", "-S", os.path.realpath(library)], capture_output=True, text=True).stdout
-            if not owner:
-                owner = subprocess.run(["dpkg", "-S", library], capture_output=True, text=True).stdout
-            package = owner.split(":")[0] if owner else f"? ({library})"
-            needed.setdefault(package, set()).add(os.path.basename(executable))
+            if "/swift" not in match.group(1):
+                libraries.setdefault(match.group(1), set()).add(os.path.basename(executable))
+    owners = library_packages(sorted(libraries))
+    for library, users in libraries.items():
+        needed.setdefault(owners.get(library, f"? ({library})"), set()).update(users)
     direct = {p for p in needed}
     # The runtime packages pull their own dependencies in; check the direct ones the binaries
     # name are installed or depended on by what is.
-    closure = set(installed) | base
-    depends = subprocess.run(["apt-cache", "depends", "--recurse", "--no-recommends", "--no-suggests", "--no-conflicts",
-                              "--no-breaks", "--no-replaces", "--no-enhances", *installed], capture_output=True, text=True).stdout
-    closure.update(line.strip().split(":")[-1].strip() for line in depends.splitlines())
+    closure = dependency_closure(installed) | base
     missing = sorted(p for p in direct if p not in closure and not p.startswith("?"))
     unknown = sorted(p for p in direct if p.startswith("?"))
     if missing:
@@ -476,7 +533,7 @@ def check_postgres_init(database):
     created = psql("-d", "postgres", "-c", f'CREATE DATABASE "{database}"')
     if created.returncode != 0:
         fail(f"postgres init: could not create a scratch database: {created.stderr.strip()}")
-        return
+        return False
     env = dict(os.environ, POSTGRES_DB=database, POSTGRES_USER="rv_admin",
                RV_SERVICE_ROLES_LIB=os.path.join(COMPOSE, "postgres/service-roles.sh"),
                PGHOST="127.0.0.1", PGPORT=os.environ.get("RV_PG_PORT", "7432"),
@@ -487,34 +544,42 @@ def check_postgres_init(database):
                             capture_output=True, text=True)
     if result.returncode != 0:
         fail(f"postgres init: 10-service-roles.sh failed: {result.stderr.strip()}")
-        return
+        return False
     owners = psql("-d", database, "-tAc", "SELECT nspname || '=' || nspowner::regrole FROM pg_namespace "
                   "WHERE nspname IN ('identity','discovery','messaging','production','media') ORDER BY 1").stdout.split()
     expected = [f"{s}=rv_{s}" for s in sorted(("identity", "discovery", "messaging", "production", "media"))]
     if owners == expected:
         ok("postgres init: 10-service-roles.sh makes each service's schema, owned by its role")
-    else:
-        fail(f"postgres init: schemas {owners}, expected {expected}")
+        return True
+    fail(f"postgres init: schemas {owners}, expected {expected}")
+    return False
 
 
 def main():
     started = time.monotonic()
-    compose, example = check_compose()
-    check_edge_config()
-    check_dockerfile(compose)
-    database = f"rv_validate_{os.getpid()}"
     try:
-        check_postgres_init(database)
-        if not failures:
-            check_entrypoints(compose, example, database)
+        run_checks()
     finally:
-        psql("-d", "postgres", "-c", f'DROP DATABASE IF EXISTS "{database}" WITH (FORCE)')
+        for copy in _clean_copies.values():
+            shutil.rmtree(os.path.dirname(copy), ignore_errors=True)
     for note in notes:
         print("note " + note)
     print(f"validate: {len(failures)} failure(s) in {time.monotonic() - started:.1f} s")
     print("not run here: docker build (no container engine), the images' base layers, the postgis image's entrypoint, "
           "DNS between containers" + ("" if FULL else ", the real swift build in the clean directory (--build runs it)"))
     sys.exit(1 if failures else 0)
+
+
+def run_checks():
+    compose, example = check_compose()
+    check_edge_config()
+    check_dockerfile(compose)
+    database = f"rv_validate_{os.getpid()}"
+    try:
+        if check_postgres_init(database):
+            check_entrypoints(compose, example, database)
+    finally:
+        psql("-d", "postgres", "-c", f'DROP DATABASE IF EXISTS "{database}" WITH (FORCE)')
 
 
 if __name__ == "__main__":
