@@ -177,7 +177,8 @@ package final class NginxEdge: @unchecked Sendable {
         return text
     }
 
-    static func canConnect(port: Int) -> Bool {
+    /// Whether something accepts TCP connections on 127.0.0.1:`port`.
+    package static func canConnect(port: Int) -> Bool {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         defer { close(fd) }
         var address = sockaddr_in()

@@ -74,7 +74,8 @@ for svc in identity discovery production messaging media; do
 done
 
 # The edge: nginx on RV_EDGE_PORT (8443) with TLS from a local CA made on the first run under
-# .data/edge (RV_EDGE_DIR), routing by service to every instance (compose/nginx/render.sh).
+# .data/edge (RV_EDGE_DIR), routing by service to every instance (compose/nginx/render.sh),
+# logging each call with the instance that took it.
 # RV_EDGE=off runs the services alone.
 if [ "${RV_EDGE:-on}" != off ]; then
     nginx="$(command -v nginx || echo /usr/sbin/nginx)"
@@ -84,7 +85,8 @@ if [ "${RV_EDGE:-on}" != off ]; then
     ca="$(bash compose/nginx/make-cert.sh "$edge_dir/tls" ${RV_EDGE_HOST:+"$RV_EDGE_HOST"})"
     mkdir -p "$edge_dir/run"
     args=(--listen "$edge_listen" --tls "$edge_dir/tls/edge.pem" "$edge_dir/tls/edge.key" --downloads "$downloads"
-          --upstream "interop=127.0.0.1:${RV_INTEROP_PORT:-7199}" --error-log "$edge_dir/run/error.log")
+          --upstream "interop=127.0.0.1:${RV_INTEROP_PORT:-7199}" --error-log "$edge_dir/run/error.log"
+          --access-log "$edge_dir/run/access.log")
     for svc in "${!upstream[@]}"; do args+=(--upstream "$svc=${upstream[$svc]}"); done
     [ -z "${RV_EDGE_RATE:-}" ] || args+=(--rate "$RV_EDGE_RATE")
     [ -z "${RV_EDGE_BURST:-}" ] || args+=(--burst "$RV_EDGE_BURST")
@@ -92,8 +94,22 @@ if [ "${RV_EDGE:-on}" != off ]; then
     "$nginx" -p "$edge_dir/run/" -c "$edge_dir/run/nginx.conf" &
     pids+=($!)
     echo "rendezvous: the edge is https://$edge_listen (gRPC, ALPN h2 and http/1.1); trust the CA in $ca"
+    echo "rendezvous: each call and the instance that took it: $edge_dir/run/access.log"
 fi
 
+# Ready when every listener accepts connections (services still migrating or following their
+# peers answer UNAVAILABLE meanwhile, which clients retry); at most 60 s.
+listeners=("127.0.0.1:${RV_INTEROP_PORT:-7199}")
+for svc in "${!upstream[@]}"; do IFS=, read -r -a addrs <<<"${upstream[$svc]}"; listeners+=("${addrs[@]}"); done
+[ "${RV_EDGE:-on}" = off ] || listeners+=("${edge_listen/#0.0.0.0:/127.0.0.1:}")
+for ((tries = 0; tries < 600; tries++)); do
+    waiting=0
+    for address in "${listeners[@]}"; do
+        (exec 3<>"/dev/tcp/${address%:*}/${address##*:}") 2>/dev/null || { waiting=1; break; }
+    done
+    [ "$waiting" = 0 ] && break
+    sleep 0.1
+done
 echo "rendezvous: running ${#pids[@]} process(es), $instances instance(s) of each service; Ctrl-C stops them"
 wait -n || true
 stop
