@@ -98,7 +98,7 @@ if [ "${RV_EDGE:-on}" != off ]; then
 fi
 
 # Ready when every listener accepts connections (services still migrating or following their
-# peers answer UNAVAILABLE meanwhile, which clients retry); at most 60 s.
+# peers answer UNAVAILABLE meanwhile, which clients retry); at most 60 s, less if one exits.
 listeners=("127.0.0.1:${RV_INTEROP_PORT:-7199}")
 for svc in "${!upstream[@]}"; do IFS=, read -r -a addrs <<<"${upstream[$svc]}"; listeners+=("${addrs[@]}"); done
 [ "${RV_EDGE:-on}" = off ] || listeners+=("${edge_listen/#0.0.0.0:/127.0.0.1:}")
@@ -108,6 +108,7 @@ for ((tries = 0; tries < 600; tries++)); do
         (exec 3<>"/dev/tcp/${address%:*}/${address##*:}") 2>/dev/null || { waiting=1; break; }
     done
     [ "$waiting" = 0 ] && break
+    for pid in "${pids[@]}"; do kill -0 "$pid" 2>/dev/null || { echo "run.sh: process $pid exited at start" >&2; stop; exit 1; }; done
     sleep 0.1
 done
 echo "rendezvous: running ${#pids[@]} process(es), $instances instance(s) of each service; Ctrl-C stops them"
