@@ -294,6 +294,12 @@ PENDING_CLI = "" if "rendezvous" in executable_products() else "rendezvous"
 
 
 def check_dockerfile(compose):
+    ignore = os.path.join(COMPOSE, "Dockerfile.dockerignore")
+    patterns = set(open(ignore).read().split()) if os.path.exists(ignore) else set()
+    if {".build", ".data", ".git", "compose/.env", "compose/tls"} <= patterns:
+        ok("Dockerfile.dockerignore keeps builds, clusters, secrets and .git out of the context")
+    else:
+        fail("Dockerfile.dockerignore must exclude .build, .data, .git, compose/.env and compose/tls")
     if PENDING_CLI:
         notes.append("PENDING: Package.swift has no `rendezvous` executable yet (the CLI's branch): the Dockerfile's "
                      "`swift build --product rendezvous` was stood in for, and health was read from /readyz")
