@@ -5,6 +5,7 @@
 #    depends_on and volumes exist and agree; every required secret is in .env.example;
 #  - nginx/rendezvous.conf is the template rendered for compose (render.sh --compose);
 #  - Dockerfile.dockerignore keeps .build, .data, .git and secrets out of the build context;
+#  - Dockerfile.dockerignore keeps .build, .data, .git and secrets out of the build context;
 #  - the Dockerfile's stages, per product, as a script in a clean directory: COPY sources exist,
 #    apt-get package names exist (apt-cache show, not installed), the other RUN commands run with
 #    the image's paths mapped into the directory (swift build replaced by the built executable
