@@ -1,10 +1,9 @@
 #!/usr/bin/env bash
-# Checks compose/ without a container engine (make test runs it; about half a minute):
+# Checks compose/ without a container engine (make test runs it; 15-20 s here):
 #  - docker-compose.yml parses; each service's build target, build args (PRODUCT an executable of
 #    Package.swift), env files, healthcheck (`rendezvous health` on the port its env file sets),
 #    depends_on and volumes exist and agree; every required secret is in .env.example;
 #  - nginx/rendezvous.conf is the template rendered for compose (render.sh --compose);
-#  - Dockerfile.dockerignore keeps .build, .data, .git and secrets out of the build context;
 #  - Dockerfile.dockerignore keeps .build, .data, .git and secrets out of the build context;
 #  - the Dockerfile's stages, per product, as a script in a clean directory: COPY sources exist,
 #    apt-get package names exist (apt-cache show, not installed), the other RUN commands run with
