@@ -235,6 +235,47 @@ import Testing
         #expect(instances(in: log, calling: "/media/v1/blobs/") == Set(admin.map { "127.0.0.1:\($0)" }), "\(log)")
     }
 
+    /// A message sent through instance A reaches a realtime stream held by instance B: two edges,
+    /// one routing messaging to each instance, a member on each.
+    @Test func aMessageSentThroughOneInstance_reachesAStreamOnTheOther() async throws {
+        let stack = try await DiscoveryStack.start(messagingInstances: 2)
+        do {
+            var edges: [NginxEdge] = []
+            defer { edges.forEach { $0.stop() } }
+            for instance in stack.messaging {
+                edges.append(try await NginxEdge.start(NginxEdge.Options(upstreams: [
+                    "identity": [stack.identity.port], "discovery": [stack.discovery.port], "messaging": [instance.port],
+                ])))
+            }
+            let (ana, anaAccount) = try await EndToEndMessagingTests.member(edges[0])
+            let (ben, benAccount) = try await EndToEndMessagingTests.member(edges[1])
+            defer { [ana, ben].forEach { $0.close() } }
+            let benInbox = EndToEndMessagingTests.Inbox(ben)
+            defer { benInbox.stop() }
+            try await benInbox.first { if case .ready? = $0.event { true } else { false } }
+            let deadline = ContinuousClock.now + .seconds(15)
+            var liked = false
+            while !liked, ContinuousClock.now < deadline {
+                do {
+                    _ = try await ana.discovery.swipe(accountID: benAccount.id, .like)
+                    liked = true
+                } catch {
+                    guard error.discoveryReason == .userNotFound else { throw error }
+                    try await Task.sleep(for: .milliseconds(50))
+                }
+            }
+            let match = try #require(try await ben.discovery.swipe(accountID: anaAccount.id, .like).match)
+            try await benInbox.first { if case .match? = $0.event { true } else { false } }
+            let hello = try #require(try await ana.messaging.send(text: "From instance A", in: match.matchID).message)
+            try await benInbox.first { $0.event == .message(.init(message: hello)) }
+        } catch {
+            print(stack.logs)
+            await stack.stop()
+            throw error
+        }
+        await stack.stop()
+    }
+
     /// Messaging behind the edge with two instances: the whole chat journey (realtime streams,
     /// receipts, a block) passes while the edge spreads its calls over both, so what one instance
     /// writes reaches streams the other holds (through the outbox; RealtimeTests pins the exact
