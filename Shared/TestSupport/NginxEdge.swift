@@ -52,14 +52,23 @@ package final class NginxEdge: @unchecked Sendable {
     /// `httpRoutes` may hold `/media/v1/blobs/`: signed downloads, proxied over HTTP/1.1 to
     /// media's admin listener as compose's edge does.
     package static func start(routes: [String: Int], httpRoutes: [String: Int] = [:]) async throws -> NginxEdge {
+        try await start(upstreams: routes.mapValues { [$0] }, httpUpstreams: httpRoutes.mapValues { [$0] })
+    }
+
+    /// Starts nginx routing each path prefix to several instances (ports), balanced round robin
+    /// as compose's edge balances a scaled-out service; `httpUpstreams` may hold `/media/v1/blobs/`.
+    package static func start(upstreams routes: [String: [Int]], httpUpstreams httpRoutes: [String: [Int]] = [:]) async throws
+        -> NginxEdge {
         var options = Options()
-        for (prefix, port) in routes {
+        for (prefix, ports) in routes {
             let service = try service(routedBy: prefix)
-            if options.upstreams[service]?.contains(port) != true { options.upstreams[service, default: []].append(port) }
+            for port in ports where options.upstreams[service]?.contains(port) != true {
+                options.upstreams[service, default: []].append(port)
+            }
         }
-        for (prefix, port) in httpRoutes {
+        for (prefix, ports) in httpRoutes {
             guard prefix == "/media/v1/blobs/" else { throw SubprocessError(message: "the edge has no HTTP route \(prefix)") }
-            options.downloads.append(port)
+            options.downloads += ports
         }
         return try await start(options)
     }
@@ -135,6 +144,9 @@ package final class NginxEdge: @unchecked Sendable {
         stop()
         throw SubprocessError(message: "nginx did not start: \(log)")
     }
+
+    /// The nginx master's process id (its worker is the master's child).
+    package var pid: Int32 { process.processIdentifier }
 
     /// The edge's error log so far (refused calls, upstream failures), for assertions and reports.
     package var errorLog: String {
