@@ -20,8 +20,6 @@ package final class NginxEdge: @unchecked Sendable {
         /// TLS (ALPN h2 and http/1.1) with a certificate from the test process's local CA
         /// (`NginxEdge.caFile`) instead of plaintext h2c.
         package var tls = false
-        /// Also a plaintext HTTP/1.1 listener (`http1Port`), for gRPC-Web without TLS.
-        package var http1 = false
         /// Calls per client address (nginx `rate`, e.g. `5r/s`) and the burst above it.
         package var rate = "100000r/s"
         package var burst = 100_000
@@ -40,8 +38,10 @@ package final class NginxEdge: @unchecked Sendable {
 
     /// The gRPC listener (h2c, or TLS when `options.tls`).
     package let port: Int
-    /// The plaintext HTTP/1.1 listener when `options.http1`.
-    package let http1Port: Int?
+    /// The plaintext HTTP/1.1 listener with the same routes, for gRPC-Web clients (browsers, curl,
+    /// sonora; grpc_pass carries it to the services, which speak gRPC-Web too). With `tls` they
+    /// also reach `port` by ALPN http/1.1.
+    package let http1Port: Int
     /// The rendered configuration, for a failure's report.
     package let configuration: String
     let directory: URL
@@ -106,7 +106,7 @@ package final class NginxEdge: @unchecked Sendable {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("rv-nginx-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory.appendingPathComponent("logs"), withIntermediateDirectories: true)
         port = try LocalPort.free()
-        http1Port = options.http1 ? try LocalPort.free() : nil
+        http1Port = try LocalPort.free()
         var arguments = [
             "--listen", "127.0.0.1:\(port)", "--workers", "1", "--error-log", directory.appendingPathComponent("logs/error.log").path,
             "--rate", options.rate, "--burst", String(options.burst), "--body-max", options.bodyMax, "--upload-max", options.uploadMax,
@@ -115,7 +115,7 @@ package final class NginxEdge: @unchecked Sendable {
             let directory = try Self.certificates.get().directory
             arguments += ["--tls", directory + "/edge.pem", directory + "/edge.key"]
         }
-        if let http1Port { arguments += ["--http1-listen", "127.0.0.1:\(http1Port)"] }
+        arguments += ["--http1-listen", "127.0.0.1:\(http1Port)"]
         if options.accessLog { arguments += ["--access-log", directory.appendingPathComponent("logs/access.log").path] }
         for (service, ports) in options.upstreams.sorted(by: { $0.key < $1.key }) where !ports.isEmpty {
             arguments += ["--upstream", service + "=" + ports.map { "127.0.0.1:\($0)" }.joined(separator: ",")]
@@ -136,7 +136,7 @@ package final class NginxEdge: @unchecked Sendable {
         // Ready when the ports accept connections.
         let deadline = Date().addingTimeInterval(10)
         while Date() < deadline {
-            if Self.canConnect(port: port) && http1Port.map(Self.canConnect(port:)) ?? true { return }
+            if Self.canConnect(port: port) && Self.canConnect(port: http1Port) { return }
             guard process.isRunning else { break }
             Thread.sleep(forTimeInterval: 0.05)
         }

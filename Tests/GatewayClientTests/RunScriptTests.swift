@@ -28,6 +28,7 @@ import Testing
         let binaries = URL(fileURLWithPath: try RepositoryPaths.builtExecutable("identity")).deletingLastPathComponent().path
         environment.merge([
             "RV_BIN_DIR": binaries, "RV_INSTANCES": "2", "RV_EDGE_DIR": folder.path, "RV_EDGE_PORT": String(edgePort),
+            "RV_EDGE_HTTP1_PORT": String(try base()),
             "RV_LOG_LEVEL": "error", "RV_SHUTDOWN_GRACE_SECONDS": "1",
             "RV_INTEROP_PORT": String(try base()), "RV_INTEROP_ADMIN_PORT": String(try base()),
         ]) { $1 }

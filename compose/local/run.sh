@@ -88,12 +88,16 @@ if [ "${RV_EDGE:-on}" != off ]; then
           --upstream "interop=127.0.0.1:${RV_INTEROP_PORT:-7199}" --error-log "$edge_dir/run/error.log"
           --access-log "$edge_dir/run/access.log")
     for svc in "${!upstream[@]}"; do args+=(--upstream "$svc=${upstream[$svc]}"); done
+    # gRPC-Web without TLS (browsers on http://localhost, curl): plaintext HTTP/1.1, same routes.
+    http1_port="${RV_EDGE_HTTP1_PORT:-8080}"
+    [ "$http1_port" = off ] || args+=(--http1-listen "${RV_EDGE_HOST:-127.0.0.1}:$http1_port")
     [ -z "${RV_EDGE_RATE:-}" ] || args+=(--rate "$RV_EDGE_RATE")
     [ -z "${RV_EDGE_BURST:-}" ] || args+=(--burst "$RV_EDGE_BURST")
     bash compose/nginx/render.sh "${args[@]}" >"$edge_dir/run/nginx.conf"
     "$nginx" -p "$edge_dir/run/" -c "$edge_dir/run/nginx.conf" &
     pids+=($!)
     echo "rendezvous: the edge is https://$edge_listen (gRPC, ALPN h2 and http/1.1); trust the CA in $ca"
+    [ "$http1_port" = off ] || echo "rendezvous: gRPC-Web over plain HTTP/1.1 on http://${RV_EDGE_HOST:-127.0.0.1}:$http1_port"
     echo "rendezvous: each call and the instance that took it: $edge_dir/run/access.log"
 fi
 
@@ -101,7 +105,11 @@ fi
 # peers answer UNAVAILABLE meanwhile, which clients retry); at most 60 s, less if one exits.
 listeners=("127.0.0.1:${RV_INTEROP_PORT:-7199}")
 for svc in "${!upstream[@]}"; do IFS=, read -r -a addrs <<<"${upstream[$svc]}"; listeners+=("${addrs[@]}"); done
-[ "${RV_EDGE:-on}" = off ] || listeners+=("${edge_listen/#0.0.0.0:/127.0.0.1:}")
+if [ "${RV_EDGE:-on}" != off ]; then
+    listeners+=("${edge_listen/#0.0.0.0:/127.0.0.1:}")
+    [ "$http1_port" = off ] || listeners+=("${RV_EDGE_HOST:-127.0.0.1}:$http1_port")
+    listeners=("${listeners[@]/#0.0.0.0:/127.0.0.1:}")
+fi
 for ((tries = 0; tries < 600; tries++)); do
     waiting=0
     for address in "${listeners[@]}"; do

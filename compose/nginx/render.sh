@@ -5,7 +5,8 @@
 #   render.sh [options]
 #     --listen ADDR:PORT          the gRPC listener (HTTP/2; with --tls also HTTP/1.1 by ALPN)   default 0.0.0.0:8443
 #     --tls CERT KEY              TLS with this certificate chain and key (PEM); ALPN h2, http/1.1
-#     --http1-listen ADDR:PORT    an extra plaintext HTTP/1.1 listener (gRPC-Web without TLS)
+#     --http1-listen ADDR:PORT    an extra plaintext HTTP/1.1 listener (gRPC-Web without TLS;
+#                                 grpc_pass carries it to the services, which speak gRPC-Web)
 #     --upstream NAME=ADDR[,ADDR] the instances of a service (interop identity discovery
 #                                 production messaging media); a service not given is down
 #     --downloads ADDR[,ADDR]     media's admin listeners, for signed downloads
@@ -17,7 +18,8 @@
 #     --error-log PATH|stderr                                                          default stderr
 #     --access-log PATH           one line per call: client, method, HTTP status, instance   default off
 #     --compose                   compose's edge: every service by its compose name and port, TLS
-#                                 from /etc/rendezvous/tls (rendezvous.conf is this, checked by validate.sh)
+#                                 from /etc/rendezvous/tls, gRPC-Web over HTTP/1.1 on 8080
+#                                 (rendezvous.conf is this, checked by validate.sh)
 set -euo pipefail
 shopt -u patsub_replacement 2>/dev/null || true  # "&" in a value stays "&"
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -50,7 +52,7 @@ while [ $# -gt 0 ]; do
             tls_cert=/etc/rendezvous/tls/edge.pem; tls_key=/etc/rendezvous/tls/edge.key
             upstream=([interop]=interop:7199 [identity]=identity:7101 [discovery]=discovery:7102
                       [messaging]=messaging:7103 [production]=production:7104 [media]=media:7105)
-            downloads=media:7205; shift ;;
+            downloads=media:7205; http1_listen=0.0.0.0:8080; shift ;;
         *) die "unknown option '$1'" ;;
     esac
 done
