@@ -161,6 +161,14 @@ import Testing
             let answer = await status { _ = try await throughEdge.unary(path: path, request: Events.WatchEventsRequest(), as: Events.Event.self) }
             #expect(answer?.code == .unimplemented, "\(path)")
         }
+        // A gRPC-Web caller (HTTP/1.1) gets the refusal in its own content type.
+        let web = try await Subprocess.run("/usr/bin/curl", [
+            "-s", "-i", "--http1.1", "-X", "POST", "-H", "content-type: application/grpc-web+proto",
+            "http://127.0.0.1:\(edge.http1Port)/rendezvous.identity.v1.DevicesInternal/ListActivePushTokens",
+        ], timeout: .seconds(10))
+        #expect(web.output.lowercased().contains("content-type: application/grpc-web+proto"), "\(web.output)")
+        #expect(web.output.contains("grpc-status: 12"), "\(web.output)")
+
         // Media was not started: its calls are UNAVAILABLE, which clients retry.
         let down = await status {
             _ = try await throughEdge.unary(path: "/rendezvous.media.v1.Media/GetBlob", request: Media.GetBlobRequest(), as: Media.Blob.self)
