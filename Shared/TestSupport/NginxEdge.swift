@@ -123,7 +123,12 @@ package final class NginxEdge: @unchecked Sendable {
         if !options.downloads.isEmpty {
             arguments += ["--downloads", options.downloads.map { "127.0.0.1:\($0)" }.joined(separator: ",")]
         }
-        configuration = try Self.runScript(RepositoryPaths.root.appendingPathComponent("compose/nginx/render.sh").path, arguments)
+        do {
+            configuration = try Self.runScript(RepositoryPaths.root.appendingPathComponent("compose/nginx/render.sh").path, arguments)
+        } catch {
+            try? FileManager.default.removeItem(at: directory)
+            throw error
+        }
         let configFile = directory.appendingPathComponent("nginx.conf")
         try configuration.write(to: configFile, atomically: true, encoding: .utf8)
         guard let nginx = ["/usr/sbin/nginx", "/usr/bin/nginx"].first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
