@@ -53,6 +53,9 @@ test: deps
 	RV_PG_SYNCHRONOUS_COMMIT=off bash compose/local/db.sh start
 	bash Tests/InteropTests/Fixtures/gen_protos.sh
 	$(SWIFT) build --build-tests
+	@# compose/ without a container engine: config consistency, the Dockerfile's steps, each
+	@# executable started with its compose environment (15-20 s).
+	bash compose/validate.sh
 	@# One test at a time: several tests block on raw sockets or child processes, which would
 	@# hold Swift's cooperative threads (two on a 2-core machine) and starve the timers of
 	@# tests running beside them. The tests take about two minutes after the build.

@@ -33,7 +33,9 @@ OS_USER="${RV_PG_OS_USER:-rendezvous}"
 SYNCHRONOUS_COMMIT="${RV_PG_SYNCHRONOUS_COMMIT:-on}"
 ADMIN_PASSWORD="${RV_PG_ADMIN_PASSWORD:-rv_admin_local}"
 PG_BIN=/usr/lib/postgresql/15/bin
-SERVICES=(identity discovery messaging production media testsvc)
+# The services that own a schema, and the SQL of their roles: one place, shared with compose.
+source "$REPO/compose/postgres/service-roles.sh"
+SERVICES=("${RV_SCHEMA_SERVICES[@]}")
 
 die() { echo "db.sh: $*" >&2; exit 1; }
 
@@ -177,23 +179,10 @@ SELECT format('CREATE DATABASE %I', :'db')
 WHERE NOT EXISTS (SELECT FROM pg_database WHERE datname = :'db') \gexec
 ALTER ROLE rv_admin PASSWORD :'pw';
 SQL
-    local sql="" svc
-    sql+="REVOKE ALL ON DATABASE \"$DATABASE\" FROM PUBLIC;"$'\n'
-    sql+="REVOKE CREATE ON SCHEMA public FROM PUBLIC;"$'\n'
-    sql+="GRANT USAGE ON SCHEMA public TO PUBLIC;"$'\n'
-    sql+="CREATE EXTENSION IF NOT EXISTS postgis SCHEMA public;"$'\n'
-    for svc in "${SERVICES[@]}"; do
-        sql+="SELECT 'CREATE ROLE rv_$svc LOGIN' WHERE NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'rv_$svc') \\gexec"$'\n'
-        sql+="ALTER ROLE rv_$svc WITH LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE NOREPLICATION PASSWORD :'pw_$svc';"$'\n'
-        sql+="ALTER ROLE rv_$svc SET search_path = $svc, public;"$'\n'
-        sql+="GRANT CONNECT, TEMPORARY ON DATABASE \"$DATABASE\" TO rv_$svc;"$'\n'
-        sql+="CREATE SCHEMA IF NOT EXISTS $svc AUTHORIZATION rv_$svc;"$'\n'
-        sql+="ALTER SCHEMA $svc OWNER TO rv_$svc;"$'\n'
-        sql+="REVOKE ALL ON SCHEMA $svc FROM PUBLIC;"$'\n'
-    done
+    local svc
     local args=()
     for svc in "${SERVICES[@]}"; do args+=(-v "pw_$svc=$(service_password "$svc")"); done
-    printf '%s' "$sql" | admin_psql -d "$DATABASE" "${args[@]}"
+    rv_service_roles_sql "$DATABASE" | admin_psql -d "$DATABASE" "${args[@]}"
 }
 
 # Starts the postmaster holding none of our caller's descriptors beyond stdin/out/err: a daemon

@@ -33,34 +33,92 @@ stop() {
 }
 trap stop INT TERM
 
-# Services that exist so far; each listens on its documented port (ARCHITECTURE.md).
+# RV_INSTANCES=N runs N instances of each service behind the edge: instance i listens on the
+# service's port + 10*i (identity 7101, 7111, ...) and its admin port + 10*i. Services call
+# each other's first instance; apps call the edge, which balances across all of them.
+instances="${RV_INSTANCES:-1}"
+[[ "$instances" =~ ^[1-9]$ ]] || { echo "run.sh: RV_INSTANCES must be 1-9" >&2; exit 2; }
+declare -A base_port=([identity]=7101 [discovery]=7102 [messaging]=7103 [production]=7104 [media]=7105)
+port_of() { local var="RV_${1^^}_PORT"; echo $(( ${!var:-${base_port[$1]}} + 10 * $2 )); }
+admin_port_of() {
+    local var="RV_${1^^}_ADMIN_PORT"
+    if [ -n "${!var:-}" ]; then echo $(( ${!var} + 10 * $2 )); else echo $(( $(port_of "$1" "$2") + 100 )); fi
+}
+# Each service follows the others it needs (identity: production's applications; discovery:
+# identity; production: identity, discovery's matches, messaging's encounter awards; messaging:
+# identity, discovery, production's application updates, media's Momento reveals; media:
+# identity); each retries until the other answers.
+for svc in identity discovery messaging production media; do
+    var="RV_${svc^^}_ADDRESS"
+    export "$var=${!var:-127.0.0.1:$(port_of "$svc" 0)}"
+done
+
+# Media keeps blobs under .data/media (shared by its instances) and signs download URLs with a
+# secret for this run (RV_MEDIA_URL_SECRET to keep URLs valid across runs).
+export RV_MEDIA_URL_SECRET="${RV_MEDIA_URL_SECRET:-$(head -c 32 /dev/urandom | od -An -v -tx1 | tr -d ' \n')}"
+
 "$BIN/interop-server" --port "${RV_INTEROP_PORT:-7199}" &
 pids+=($!)
-# Identity follows production's submitted applications (viewers become applicants).
-RV_PRODUCTION_ADDRESS="${RV_PRODUCTION_ADDRESS:-127.0.0.1:${RV_PRODUCTION_PORT:-7104}}" as_service identity "$BIN/identity" &
-pids+=($!)
-# Discovery follows identity (keys, tiers, events); it retries until identity answers.
-as_service discovery "$BIN/discovery" &
-pids+=($!)
-# Production (FirstDate's show, The Unseen's points) follows identity's keys and revocations,
-# discovery's matches for dates, and messaging's encounter awards for points.
-RV_DISCOVERY_ADDRESS="${RV_DISCOVERY_ADDRESS:-127.0.0.1:${RV_DISCOVERY_PORT:-7102}}" \
-RV_MESSAGING_ADDRESS="${RV_MESSAGING_ADDRESS:-127.0.0.1:${RV_MESSAGING_PORT:-7103}}" as_service production "$BIN/production" &
-pids+=($!)
-# Messaging follows identity (keys, tiers, blocks) and discovery (matches); it retries until both answer.
 # Push (APNs) is on when RV_APNS_KEY_FILE, RV_APNS_KEY_ID, RV_APNS_TEAM_ID (and RV_APNS_TOPICS)
-# are exported; otherwise it logs a warning and sends nothing. It follows production's
-# application updates and media's Momento reveals for pushes.
-RV_PRODUCTION_ADDRESS="${RV_PRODUCTION_ADDRESS:-127.0.0.1:${RV_PRODUCTION_PORT:-7104}}" \
-RV_MEDIA_ADDRESS="${RV_MEDIA_ADDRESS:-127.0.0.1:${RV_MEDIA_PORT:-7105}}" as_service messaging "$BIN/messaging" &
-pids+=($!)
+# are exported; otherwise messaging logs a warning and sends nothing.
+declare -A upstream=()
+downloads=""
+for svc in identity discovery production messaging media; do
+    for ((i = 0; i < instances; i++)); do
+        port="$(port_of "$svc" "$i")" admin="$(admin_port_of "$svc" "$i")"
+        as_service "$svc" env "RV_${svc^^}_PORT=$port" "RV_${svc^^}_ADMIN_PORT=$admin" "$BIN/$svc" &
+        pids+=($!)
+        upstream[$svc]+="${upstream[$svc]:+,}127.0.0.1:$port"
+        [ "$svc" != media ] || downloads+="${downloads:+,}127.0.0.1:$admin"
+    done
+done
 
-# Media keeps blobs under .data/media and signs download URLs with a secret for this run
-# (RV_MEDIA_URL_SECRET to keep URLs valid across runs).
-export RV_MEDIA_URL_SECRET="${RV_MEDIA_URL_SECRET:-$(head -c 32 /dev/urandom | od -An -v -tx1 | tr -d ' \n')}"
-as_service media "$BIN/media" &
-pids+=($!)
+# The edge: nginx on RV_EDGE_PORT (8443) with TLS from a local CA made on the first run under
+# .data/edge (RV_EDGE_DIR), routing by service to every instance (compose/nginx/render.sh),
+# logging each call with the instance that took it.
+# RV_EDGE=off runs the services alone.
+if [ "${RV_EDGE:-on}" != off ]; then
+    nginx="$(command -v nginx || echo /usr/sbin/nginx)"
+    [ -x "$nginx" ] || { echo "run.sh: nginx is not installed (make deps installs nginx-light)" >&2; stop; exit 1; }
+    edge_dir="${RV_EDGE_DIR:-$PWD/.data/edge}"
+    edge_listen="${RV_EDGE_HOST:-127.0.0.1}:${RV_EDGE_PORT:-8443}"
+    ca="$(bash compose/nginx/make-cert.sh "$edge_dir/tls" ${RV_EDGE_HOST:+"$RV_EDGE_HOST"})"
+    mkdir -p "$edge_dir/run"
+    args=(--listen "$edge_listen" --tls "$edge_dir/tls/edge.pem" "$edge_dir/tls/edge.key" --downloads "$downloads"
+          --upstream "interop=127.0.0.1:${RV_INTEROP_PORT:-7199}" --error-log "$edge_dir/run/error.log"
+          --access-log "$edge_dir/run/access.log")
+    for svc in "${!upstream[@]}"; do args+=(--upstream "$svc=${upstream[$svc]}"); done
+    # gRPC-Web without TLS (browsers on http://localhost, curl): plaintext HTTP/1.1, same routes.
+    http1_port="${RV_EDGE_HTTP1_PORT:-8080}"
+    [ "$http1_port" = off ] || args+=(--http1-listen "${RV_EDGE_HOST:-127.0.0.1}:$http1_port")
+    [ -z "${RV_EDGE_RATE:-}" ] || args+=(--rate "$RV_EDGE_RATE")
+    [ -z "${RV_EDGE_BURST:-}" ] || args+=(--burst "$RV_EDGE_BURST")
+    bash compose/nginx/render.sh "${args[@]}" >"$edge_dir/run/nginx.conf"
+    "$nginx" -p "$edge_dir/run/" -c "$edge_dir/run/nginx.conf" &
+    pids+=($!)
+    echo "rendezvous: the edge is https://$edge_listen (gRPC, ALPN h2 and http/1.1); trust the CA in $ca"
+    [ "$http1_port" = off ] || echo "rendezvous: gRPC-Web over plain HTTP/1.1 on http://${RV_EDGE_HOST:-127.0.0.1}:$http1_port"
+    echo "rendezvous: each call and the instance that took it: $edge_dir/run/access.log"
+fi
 
-echo "rendezvous: running ${#pids[@]} process(es); Ctrl-C stops them"
+# Ready when every listener accepts connections (services still migrating or following their
+# peers answer UNAVAILABLE meanwhile, which clients retry); at most 60 s, less if one exits.
+listeners=("127.0.0.1:${RV_INTEROP_PORT:-7199}")
+for svc in "${!upstream[@]}"; do IFS=, read -r -a addrs <<<"${upstream[$svc]}"; listeners+=("${addrs[@]}"); done
+if [ "${RV_EDGE:-on}" != off ]; then
+    listeners+=("${edge_listen/#0.0.0.0:/127.0.0.1:}")
+    [ "$http1_port" = off ] || listeners+=("${RV_EDGE_HOST:-127.0.0.1}:$http1_port")
+    listeners=("${listeners[@]/#0.0.0.0:/127.0.0.1:}")
+fi
+for ((tries = 0; tries < 600; tries++)); do
+    waiting=0
+    for address in "${listeners[@]}"; do
+        (exec 3<>"/dev/tcp/${address%:*}/${address##*:}") 2>/dev/null || { waiting=1; break; }
+    done
+    [ "$waiting" = 0 ] && break
+    for pid in "${pids[@]}"; do kill -0 "$pid" 2>/dev/null || { echo "run.sh: process $pid exited at start" >&2; stop; exit 1; }; done
+    sleep 0.1
+done
+echo "rendezvous: running ${#pids[@]} process(es), $instances instance(s) of each service; Ctrl-C stops them"
 wait -n || true
 stop
