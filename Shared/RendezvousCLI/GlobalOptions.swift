@@ -18,7 +18,7 @@ struct GlobalOptions: ParsableArguments {
                                                              valueName: "pem"))
     var caFile: String?
 
-    @Flag(help: "Plain HTTP/2 without TLS (the default for loopback addresses when no --ca-file is given).")
+    @Flag(help: "Plain HTTP/2 without TLS (the default for loopback addresses when no --ca-file is given and there is no .data/edge/tls/ca.pem here, which make run makes).")
     var plaintext = false
 
     @Flag(help: "TLS trusting the system's CAs, even on a loopback address.")
@@ -72,8 +72,15 @@ struct GlobalOptions: ParsableArguments {
         if let caFile = environment["RENDEZVOUS_CA_FILE"], !caFile.isEmpty, !tls { return .tlsTrustingRoots(pemFile: caFile) }
         if tls { return .tls }
         let loopback = host == "localhost" || host == "::1" || host.hasPrefix("127.")
-        return loopback ? .plaintext : .tls
+        guard loopback else { return .tls }
+        // In a checkout where `make run` made the local edge's CA, trust it: the default
+        // address is that edge, which speaks TLS only.
+        if FileManager.default.isReadableFile(atPath: Self.localEdgeCA) { return .tlsTrustingRoots(pemFile: Self.localEdgeCA) }
+        return .plaintext
     }
+
+    /// The CA `make run` makes for the local edge, relative to the checkout it runs in.
+    static let localEdgeCA = ".data/edge/tls/ca.pem"
 
     /// Where the session of `app` (and `--profile`) is kept; the folder is created (0700).
     func sessionPath(app: String) throws -> String {

@@ -97,6 +97,7 @@ if [ "${RV_EDGE:-on}" != off ]; then
     "$nginx" -p "$edge_dir/run/" -c "$edge_dir/run/nginx.conf" &
     pids+=($!)
     echo "rendezvous: the edge is https://$edge_listen (gRPC, ALPN h2 and http/1.1); trust the CA in $ca"
+    echo "rendezvous: the CLI finds that CA from this folder; elsewhere: export RENDEZVOUS_ADDRESS=$edge_listen RENDEZVOUS_CA_FILE=$ca"
     [ "$http1_port" = off ] || echo "rendezvous: gRPC-Web over plain HTTP/1.1 on http://${RV_EDGE_HOST:-127.0.0.1}:$http1_port"
     echo "rendezvous: each call and the instance that took it: $edge_dir/run/access.log"
 fi
