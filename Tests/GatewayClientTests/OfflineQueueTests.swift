@@ -103,8 +103,8 @@ import Testing
             let hurried = OfflineQueue(client: ana, store: queueFile, attemptDeadline: .milliseconds(1))
             let lost = await hurried.flush()
             #expect(lost.allSatisfy { if case .queued(_, let error) = $0 { error?.code == .deadlineExceeded } else { false } })
+            // (The hurried attempt may itself have reached the server: this send is then the replay.)
             let delivered = try await ana.messaging.send(text: "one", in: match.matchID, clientMessageID: ids[0])
-            #expect(delivered.replayed == false)
             let relaunched = OfflineQueue(client: ana, store: queueFile)
             // Two flushes at once (a reachability callback and app launch) still send each once.
             async let first = relaunched.flush()
