@@ -1,5 +1,5 @@
-public import Contracts
-import RPC
+public import ContractTypes
+import RPCCore
 
 extension GatewayClient {
     /// The signed-in account's live events (`rendezvous.messaging.v1.Realtime`).
@@ -84,7 +84,7 @@ public struct RealtimeEvents: AsyncSequence, Sendable {
 
         private mutating func open() async throws {
             token = try await runner.sessions.accessToken()
-            let stub = RealtimeClient(client: runner.rpc)
+            let stub = RealtimeClient(client: runner.transport)
             let call = try await stub.subscribe(.init(afterCursor: cursor), options: .bearer(token))
             current = OpenStream(call: call)
             inner = call.makeAsyncIterator()
