@@ -6,7 +6,7 @@ SWIFT ?= swift
 
 APT_PACKAGES := libnghttp2-dev libssl-dev libpq-dev zlib1g-dev libcurl4-openssl-dev libvips-dev nghttp2-client protobuf-compiler libprotobuf-dev \
                 postgresql-15 postgresql-15-postgis-3 postgresql-contrib python3 python3-pip openssl curl nginx-light
-PY_PACKAGES := grpcio grpcio-tools protobuf 'moto[server]'
+PY_PACKAGES := grpcio grpcio-tools protobuf 'moto[server]' sonora
 FUZZ_SECONDS ?= 60
 
 .PHONY: deps build release generate test run bench fuzz clean db-start db-stop proto-baseline
@@ -19,7 +19,7 @@ deps:
 	  SUDO=""; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
 	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing; \
 	fi
-	@python3 -c 'import grpc, grpc_tools, google.protobuf, moto.server' 2>/dev/null || \
+	@python3 -c 'import grpc, grpc_tools, google.protobuf, moto.server, sonora' 2>/dev/null || \
 	  python3 -m pip install -q $(PY_PACKAGES) 2>/dev/null || \
 	  python3 -m pip install -q --break-system-packages $(PY_PACKAGES)
 

@@ -5,9 +5,12 @@ package import Foundation
 
 /// nginx in the foreground with a generated config: the gRPC edge of compose/nginx
 /// (`grpc_pass` by path prefix), pointed at services on loopback ports. Anything else is 404.
+/// `port` speaks HTTP/2 (h2c), `http1Port` HTTP/1.1 for gRPC-Web clients (browsers, curl,
+/// sonora), with the same routes.
 package final class NginxEdge: @unchecked Sendable {
     // @unchecked Sendable: all fields are set in init and only read afterwards.
     package let port: Int
+    package let http1Port: Int
     let directory: URL
     let process: Process
 
@@ -23,6 +26,7 @@ package final class NginxEdge: @unchecked Sendable {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("rv-nginx-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory.appendingPathComponent("logs"), withIntermediateDirectories: true)
         port = try LocalPort.free()
+        http1Port = try LocalPort.free()
         let upstreams = Set(routes.values).sorted().map { "upstream u\($0) { server 127.0.0.1:\($0); keepalive 8; }" }
         let locations = routes.sorted { $0.key < $1.key }.map { "location \($0.key) { grpc_pass grpc://u\($0.value); }" }
             + httpRoutes.sorted { $0.key < $1.key }.map {
@@ -43,6 +47,7 @@ package final class NginxEdge: @unchecked Sendable {
             \(upstreams.joined(separator: "\n    "))
             server {
                 listen 127.0.0.1:\(port) http2;
+                listen 127.0.0.1:\(http1Port);
                 \(locations.joined(separator: "\n        "))
                 location / { return 404; }
             }
@@ -60,7 +65,7 @@ package final class NginxEdge: @unchecked Sendable {
         // Ready when the port accepts connections.
         let deadline = Date().addingTimeInterval(10)
         while Date() < deadline {
-            if Self.canConnect(port: port) { return }
+            if Self.canConnect(port: port) && Self.canConnect(port: http1Port) { return }
             guard process.isRunning else { break }
             Thread.sleep(forTimeInterval: 0.05)
         }

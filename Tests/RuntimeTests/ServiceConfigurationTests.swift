@@ -24,6 +24,18 @@ import Testing
         #expect(configuration.loopCount == nil)
         #expect(configuration.tls == nil)
         #expect(configuration.postgresURL == nil)
+        #expect(configuration.corsOrigins.isEmpty)
+    }
+
+    @Test func load_corsOrigins_areListedOriginsOrStar() throws {
+        let configuration = try ServiceConfiguration.load(
+            name: "identity", defaultPort: 7101,
+            environment: Environment(["RV_CORS_ORIGINS": "https://App.example.com, http://localhost:3000,,"]), arguments: [])
+        #expect(configuration.corsOrigins == ["https://app.example.com", "http://localhost:3000"])
+        #expect(try configuration.makeServerConfiguration().cors == CORSPolicy(allowedOrigins: configuration.corsOrigins))
+        let star = try ServiceConfiguration.load(name: "identity", defaultPort: 7101,
+                                                 environment: Environment(["RV_CORS_ORIGINS": "*"]), arguments: [])
+        #expect(star.corsOrigins == ["*"])
     }
 
     @Test func load_everyVariableSet_readsThem() throws {
@@ -97,6 +109,9 @@ import Testing
         (["RV_SHUTDOWN_GRACE_SECONDS": "inf"], [], "RV_SHUTDOWN_GRACE_SECONDS"),
         (["RV_LOOP_COUNT": "0"], [], "RV_LOOP_COUNT"),
         (["RV_LOOP_COUNT": "many"], [], "RV_LOOP_COUNT"),
+        (["RV_CORS_ORIGINS": "app.example.com"], [], "RV_CORS_ORIGINS"),
+        (["RV_CORS_ORIGINS": "https://app.example.com/"], [], "RV_CORS_ORIGINS"),
+        (["RV_CORS_ORIGINS": "https://"], [], "RV_CORS_ORIGINS"),
         (["RV_TLS_CERT_FILE": "/etc/hostname"], [], "RV_TLS_KEY_FILE"),
         (["RV_TLS_KEY_FILE": "/etc/hostname"], [], "RV_TLS_CERT_FILE"),
         (["RV_TLS_CERT_FILE": "/nonexistent/cert.pem", "RV_TLS_KEY_FILE": "/etc/hostname"], [], "RV_TLS_CERT_FILE"),

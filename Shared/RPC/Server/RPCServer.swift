@@ -15,12 +15,15 @@ package struct RPCServerConfiguration: Sendable {
     package var decodingLimits = DecodingLimits()
     package var http2 = HTTP2Configuration()
     package var security: TransportSecurity = .plaintext
+    /// Browser origins allowed to call gRPC-Web (none by default).
+    package var cors = CORSPolicy()
 
     package init() {}
 }
 
 /// A gRPC server: routes HTTP/2 streams to registered services. Every server also serves
-/// `grpc.health.v1.Health`.
+/// `grpc.health.v1.Health`. gRPC-Web requests are served on the same port by the same calls,
+/// which then frame their status into the body (`ResponseFraming`).
 package final class RPCServer: Sendable {
     package let configuration: RPCServerConfiguration
     package let health: HealthService
@@ -47,7 +50,7 @@ package final class RPCServer: Sendable {
         self.group = group
         self.http2 = HTTP2Server(host: configuration.host, port: configuration.port, group: group,
                                  security: configuration.security, configuration: configuration.http2,
-                                 handler: RPCDispatcher(router: router, options: options, http: http))
+                                 handler: RPCDispatcher(router: router, options: options, http: http, cors: configuration.cors))
         for service in services { health.setStatus(.serving, for: service.serviceName) }
         health.setStatus(.serving, for: "")
     }
@@ -76,6 +79,7 @@ struct RPCDispatcher: HTTP2ServerStreamHandler {
     let router: RPCRouter
     let options: ServerCallOptions
     let http: (any PlainHTTPHandler)?
+    let cors: CORSPolicy
 
     func openStream(_ stream: HTTP2Stream, headers: [HTTP2Header]) -> any HTTP2StreamDelegate {
         let path = headers[first: ":path"] ?? ""
@@ -85,24 +89,30 @@ struct RPCDispatcher: HTTP2ServerStreamHandler {
                                            headers: headers.filter { !$0.name.hasPrefix(":") }.map { ($0.name, $0.value) })
             if http.handles(path: request.path) { return PlainHTTPStream.start(stream, request: request, handler: http) }
         }
+        if method == "OPTIONS" {
+            return RejectedStream.respond(stream, headers: cors.preflightResponse(to: headers))
+        }
         guard method == "POST" else {
             return RejectedStream.respondHTTP(stream, status: "405")
         }
-        guard let contentType = headers[first: "content-type"], GRPCContentType.matches(contentType) else {
+        guard let contentType = headers[first: "content-type"],
+              let wire = GRPCContentType.wireFormat(of: contentType) else {
             return RejectedStream.respondHTTP(stream, status: "415")
         }
+        let framing = wire.format == .grpc ? ResponseFraming.grpc : ResponseFraming(
+            format: wire.format, contentType: wire.responseType, extraHeaders: cors.responseHeaders(origin: headers[first: "origin"]))
         if let encoding = headers[first: "grpc-encoding"], encoding != "identity", encoding != "gzip" {
-            return RejectedStream.respondStatus(stream, RPCError(
+            return RejectedStream.respondStatus(stream, framing, RPCError(
                 code: .unimplemented, message: "grpc-encoding \(encoding) is not supported", reason: "UNSUPPORTED_ENCODING"))
         }
         guard let route = router.route(for: path) else {
-            return RejectedStream.respondStatus(stream, RPCError(
+            return RejectedStream.respondStatus(stream, framing, RPCError(
                 code: .unimplemented, message: "method \(path) is not implemented", reason: "UNIMPLEMENTED"))
         }
         var timeout: UInt64?
         if let text = headers[first: "grpc-timeout"] {
             guard let parsed = GRPCTimeout.parse(text) else {
-                return RejectedStream.respondStatus(stream, RPCError(
+                return RejectedStream.respondStatus(stream, framing, RPCError(
                     code: .invalidArgument, message: "malformed grpc-timeout", reason: "BAD_TIMEOUT"))
             }
             timeout = parsed
@@ -113,7 +123,7 @@ struct RPCDispatcher: HTTP2ServerStreamHandler {
         let context = ServerCallContext(
             path: path, requestMetadata: Metadata(headers: headers), peer: stream.connectionPeer,
             deadline: timeout.map { now.addingReportingOverflow($0).overflow ? UInt64.max : now + $0 })
-        let call = ServerCall(stream: stream, route: route, context: context, options: options,
+        let call = ServerCall(stream: stream, route: route, context: context, options: options, framing: framing,
                               requestCompressed: headers[first: "grpc-encoding"] == "gzip",
                               clientAcceptsGzip: accepts)
         call.start(timeoutNanoseconds: timeout)
@@ -137,14 +147,22 @@ final class RejectedStream: HTTP2StreamDelegate {
     private init(stream: HTTP2Stream) { self.stream = stream }
 
     static func respondHTTP(_ stream: HTTP2Stream, status: String) -> RejectedStream {
-        stream.send(headers: [HTTP2Header(":status", status)], end: .endStream)
+        respond(stream, headers: [HTTP2Header(":status", status)])
+    }
+
+    /// A complete response without a body.
+    static func respond(_ stream: HTTP2Stream, headers: [HTTP2Header]) -> RejectedStream {
+        stream.send(headers: headers, end: .endStream)
         return RejectedStream(stream: stream)
     }
 
-    static func respondStatus(_ stream: HTTP2Stream, _ error: RPCError) -> RejectedStream {
-        var headers = RPCError.responseHead
-        error.appendStatusHeaders(to: &headers)
-        stream.send(headers: headers, end: .endStream)
+    /// A gRPC status and nothing else: Trailers-Only for gRPC, the head and the trailer frame
+    /// for gRPC-Web.
+    static func respondStatus(_ stream: HTTP2Stream, _ framing: ResponseFraming, _ error: RPCError) -> RejectedStream {
+        var status: [HTTP2Header] = []
+        error.appendStatusHeaders(to: &status)
+        let ending = framing.ending(status)
+        stream.send(headers: framing.head(), data: ending.data, end: ending.end)
         return RejectedStream(stream: stream)
     }
 

@@ -4,12 +4,12 @@ import Wire
 import Synchronization
 
 /// One RPC on the server: deframes the request, runs the handler as a task on the stream's
-/// event loop, and writes the response and status.
+/// event loop, and writes the response and status, framed for gRPC or gRPC-Web (`framing`).
 ///
 /// Inbound state is confined to the loop. The response side is a small `Mutex`-guarded state
 /// machine, because the handler may call it from any executor.
 package final class ServerCall: HTTP2StreamDelegate, @unchecked Sendable {
-    // @unchecked Sendable: `deframer`, `singleRequest`, `requestEnded`, `owedBytes`, `task` and
+    // @unchecked Sendable: `deframer`, `textDecoder`, `singleRequest`, `requestEnded`, `owedBytes`, `task` and
     // `deadlineTimer` are touched only on `stream.loop`; `response` is behind a Mutex; the
     // rest is immutable.
 
@@ -17,6 +17,8 @@ package final class ServerCall: HTTP2StreamDelegate, @unchecked Sendable {
     let route: RPCRoute
     package let context: ServerCallContext
     let options: ServerCallOptions
+    /// gRPC's or gRPC-Web's response framing.
+    let framing: ResponseFraming
     /// The request's compression: nil for identity.
     let requestCompressed: Bool
     /// Whether the client accepts gzip responses.
@@ -26,6 +28,8 @@ package final class ServerCall: HTTP2StreamDelegate, @unchecked Sendable {
     let inbox: MessageInbox?
 
     private var deframer: GRPCDeframer
+    /// Decodes a `grpc-web-text` request body before it reaches the deframer.
+    private var textDecoder: WebTextDecoder?
     private var singleRequest: InboundMessage?
     private var requestEnded = false
     private var owedBytes = 0
@@ -41,11 +45,13 @@ package final class ServerCall: HTTP2StreamDelegate, @unchecked Sendable {
     private let response = Mutex(ResponseState.idle)
 
     init(stream: HTTP2Stream, route: RPCRoute, context: ServerCallContext, options: ServerCallOptions,
-         requestCompressed: Bool, clientAcceptsGzip: Bool) {
+         framing: ResponseFraming, requestCompressed: Bool, clientAcceptsGzip: Bool) {
         self.stream = stream
         self.route = route
         self.context = context
         self.options = options
+        self.framing = framing
+        self.textDecoder = framing.format == .webText ? WebTextDecoder() : nil
         self.requestCompressed = requestCompressed
         self.clientAcceptsGzip = clientAcceptsGzip
         self.deframer = GRPCDeframer(maxMessageSize: options.maxReceiveMessageSize)
@@ -114,9 +120,13 @@ package final class ServerCall: HTTP2StreamDelegate, @unchecked Sendable {
             stream.consume(bytes.count)
             return
         }
-        deframer.append(bytes)
         owedBytes += bytes.count
         do {
+            if let decoded = try textDecoder?.decode(bytes) {
+                deframer.append(decoded)
+            } else {
+                deframer.append(bytes)
+            }
             while let framed = try deframer.next() {
                 let message = try inflate(framed)
                 if let inbox {
@@ -143,6 +153,7 @@ package final class ServerCall: HTTP2StreamDelegate, @unchecked Sendable {
         requestEnded = true
         guard !isFinished else { return }
         do {
+            try textDecoder?.finish()
             try deframer.finish()
         } catch {
             failFromLoop(ServerCall.framingStatus(error))
@@ -249,7 +260,7 @@ package final class ServerCall: HTTP2StreamDelegate, @unchecked Sendable {
             case .streaming: return false
             }
         }
-        stream.send(headers: wasIdle ? responseHeaders() : nil, data: frame)
+        stream.send(headers: wasIdle ? responseHeaders() : nil, data: framing.body(frame))
     }
 
     /// Sends a unary-style response: headers, the one message and OK in one step.
@@ -262,14 +273,18 @@ package final class ServerCall: HTTP2StreamDelegate, @unchecked Sendable {
             return
         }
         guard let wasIdle = markFinished() else { return }
-        stream.send(headers: wasIdle ? responseHeaders() : nil, data: frame, end: .trailers(trailers(for: nil)))
+        let ending = framing.ending(trailers(for: nil))
+        var data = framing.body(frame)
+        data.append(contentsOf: ending.data)
+        stream.send(headers: wasIdle ? responseHeaders() : nil, data: data, end: ending.end)
         cleanUpAfterFinish()
     }
 
     /// Ends the call with OK (nil) or `status`; does nothing when already finished.
     func finish(with status: RPCError?) {
         guard let wasIdle = markFinished() else { return }
-        stream.send(headers: wasIdle ? responseHeaders() : nil, end: .trailers(trailers(for: status)))
+        let ending = framing.ending(trailers(for: status))
+        stream.send(headers: wasIdle ? responseHeaders() : nil, data: ending.data, end: ending.end)
         cleanUpAfterFinish()
     }
 
@@ -315,7 +330,7 @@ package final class ServerCall: HTTP2StreamDelegate, @unchecked Sendable {
     }
 
     private func responseHeaders() -> [HTTP2Header] {
-        var headers = RPCError.responseHead
+        var headers = framing.head()
         if clientAcceptsGzip { headers.append(HTTP2Header("grpc-encoding", "gzip")) }
         context.initialMetadata.append(to: &headers)
         return headers

@@ -68,6 +68,7 @@ extension ServiceConfiguration {
         }
         configuration.loopCount = try reader.integer("RV_LOOP_COUNT", range: 1...256)
         configuration.tls = try tlsFiles(reader)
+        configuration.corsOrigins = try corsOrigins(reader)
         configuration.postgresURL = reader[postgresVariable(service: name)]
         return configuration
     }
@@ -80,6 +81,36 @@ extension ServiceConfiguration {
                                      message: "must be an IPv4 address such as 127.0.0.1 or 0.0.0.0, got \"\(host)\"")
         }
         return host
+    }
+
+    /// `RV_CORS_ORIGINS`: comma-separated origins as browsers send them (scheme, host, optional
+    /// port; no path), or `*`.
+    private static func corsOrigins(_ reader: EnvironmentReader) throws(ConfigurationError) -> [String] {
+        guard let text = reader["RV_CORS_ORIGINS"] else { return [] }
+        var origins: [String] = []
+        for item in text.split(separator: ",") {
+            let origin = String(item.filter { $0 != " " }).lowercased()
+            guard !origin.isEmpty else { continue }
+            guard origin == "*" || isOrigin(origin) else {
+                throw ConfigurationError(variable: "RV_CORS_ORIGINS",
+                                         message: "must list origins such as https://app.example.com (or *), got \"\(origin)\"")
+            }
+            origins.append(origin)
+        }
+        return origins
+    }
+
+    private static func isOrigin(_ text: String) -> Bool {
+        let schemeEnd: String.Index
+        if text.hasPrefix("https://") {
+            schemeEnd = text.index(text.startIndex, offsetBy: 8)
+        } else if text.hasPrefix("http://") {
+            schemeEnd = text.index(text.startIndex, offsetBy: 7)
+        } else {
+            return false
+        }
+        let authority = text[schemeEnd...]
+        return !authority.isEmpty && authority.allSatisfy { $0.isLetter || $0.isNumber || "-.:[]".contains($0) }
     }
 
     private static func tlsFiles(_ reader: EnvironmentReader) throws(ConfigurationError) -> TLSFiles? {

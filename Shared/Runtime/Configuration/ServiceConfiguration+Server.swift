@@ -8,6 +8,7 @@ extension ServiceConfiguration {
         server.host = host
         server.port = port
         server.loopCount = loopCount
+        server.cors = CORSPolicy(allowedOrigins: corsOrigins)
         if let tls {
             do {
                 let context = try TLSContext.makeServer(certificateChainPEMFile: tls.certificateChainFile,

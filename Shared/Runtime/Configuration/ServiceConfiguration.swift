@@ -15,6 +15,7 @@ package import Logging
 /// | `RV_SHUTDOWN_GRACE_SECONDS` | 10 |
 /// | `RV_LOOP_COUNT` | one event loop per core |
 /// | `RV_TLS_CERT_FILE`, `RV_TLS_KEY_FILE` | unset: plaintext h2c; both set: TLS |
+/// | `RV_CORS_ORIGINS` | unset: no CORS (comma-separated origins, or `*`, that may call gRPC-Web from a browser) |
 /// | `RV_PG_URL_<SERVICE>` | unset |
 ///
 /// `--host ADDR`, `--port N` and `--admin-port N` on the command line override the environment.
@@ -37,6 +38,8 @@ package struct ServiceConfiguration: Sendable, Equatable {
     package var loopCount: Int?
     /// Certificate chain and key in PEM files; nil serves plaintext h2c.
     package var tls: TLSFiles?
+    /// Browser origins allowed to call gRPC-Web (`https://app.example.com`, or `*`); empty for none.
+    package var corsOrigins: [String]
     /// The service's Postgres connection string, passed through as written.
     package var postgresURL: String?
 
@@ -65,6 +68,7 @@ package struct ServiceConfiguration: Sendable, Equatable {
         self.shutdownGracePeriod = .seconds(10)
         self.loopCount = nil
         self.tls = nil
+        self.corsOrigins = []
         self.postgresURL = nil
     }
 
