@@ -151,8 +151,8 @@ final class GRPCWebCall: ClientStream, Sendable {
                                           message: "HTTP status \(response.statusCode)"), keepingReceived: false)
             return false
         }
-        let contentType = fields.first { $0.name == "content-type" }?.value.lowercased() ?? ""
-        guard contentType.hasPrefix("application/grpc-web") else {
+        let contentType = fields.first { $0.name == "content-type" }?.value ?? ""
+        guard GRPCContentType.wireFormat(of: contentType)?.format == .web else {
             settle(grpcStatus ?? RPCError(code: .unknown, message: "the response is not gRPC-Web (\(contentType))"), keepingReceived: false)
             return false
         }
