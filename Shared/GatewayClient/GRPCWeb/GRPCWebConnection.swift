@@ -110,10 +110,14 @@ protocol GRPCWebTaskHandler: AnyObject, Sendable {
 
 extension GRPCWebCall: GRPCWebTaskHandler {}
 
-/// The session's delegate: finds each task's handler by task identifier.
+/// The session's delegate: finds each task's handler by task identifier, and gives it the
+/// response head once, before any of the body: from the response callback, or from the task
+/// when the body or the end comes first (a platform whose callback signature differs, say in
+/// its closure's `@Sendable`, would not call ours).
 final class GRPCWebTaskRouter: NSObject, URLSessionDataDelegate, Sendable {
     private struct State {
         var handlers: [Int: any GRPCWebTaskHandler] = [:]
+        var responded: Set<Int> = []
         var closed = false
     }
 
@@ -126,38 +130,57 @@ final class GRPCWebTaskRouter: NSObject, URLSessionDataDelegate, Sendable {
     }
 
     func unregister(_ task: URLSessionTask) {
-        _ = state.withLock { $0.handlers.removeValue(forKey: task.taskIdentifier) }
+        state.withLock { state in
+            state.handlers.removeValue(forKey: task.taskIdentifier)
+            state.responded.remove(task.taskIdentifier)
+        }
     }
 
     /// Ends every call in progress with UNAVAILABLE.
     func close() {
         let handlers = state.withLock { state in
             state.closed = true
+            state.responded.removeAll()
             defer { state.handlers.removeAll() }
             return Array(state.handlers.values)
         }
         for handler in handlers { handler.didComplete(error: URLError(.cancelled)) }
     }
 
-    private func handler(_ task: URLSessionTask) -> (any GRPCWebTaskHandler)? {
-        state.withLock { $0.handlers[task.taskIdentifier] }
+    /// The task's handler after it has had the response head; nil when there is none or it
+    /// refused the head (then the task is cancelled).
+    private func respondedHandler(_ task: URLSessionTask, response: URLResponse?) -> (any GRPCWebTaskHandler)? {
+        let (handler, first) = state.withLock { state -> ((any GRPCWebTaskHandler)?, Bool) in
+            guard let handler = state.handlers[task.taskIdentifier] else { return (nil, false) }
+            return (handler, state.responded.insert(task.taskIdentifier).inserted)
+        }
+        guard let handler else { return nil }
+        guard first else { return handler }
+        // Without an HTTP response the end decides (a body without a status is INTERNAL).
+        guard let response = response as? HTTPURLResponse else { return handler }
+        guard handler.didReceive(response) else {
+            unregister(task)
+            task.cancel()
+            return nil
+        }
+        return handler
     }
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
                     completionHandler: @escaping (URLSession.ResponseDisposition) -> Void) {
-        guard let handler = handler(dataTask), let response = response as? HTTPURLResponse else {
-            completionHandler(.cancel)
-            return
-        }
-        completionHandler(handler.didReceive(response) ? .allow : .cancel)
+        completionHandler(respondedHandler(dataTask, response: response) == nil ? .cancel : .allow)
     }
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
-        handler(dataTask)?.didReceive(data)
+        respondedHandler(dataTask, response: dataTask.response)?.didReceive(data)
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
-        let handler = state.withLock { $0.handlers.removeValue(forKey: task.taskIdentifier) }
-        handler?.didComplete(error: error)
+        let handler = error == nil ? respondedHandler(task, response: task.response) : nil
+        let registered = state.withLock { state in
+            state.responded.remove(task.taskIdentifier)
+            return state.handlers.removeValue(forKey: task.taskIdentifier)
+        }
+        (handler ?? registered)?.didComplete(error: error)
     }
 }
