@@ -47,7 +47,8 @@ struct FileEmitter {
                 imports.append("\(hasReasons ? access : "package") import \(runtime)")
             }
         }
-        imports += options.imports.map { "\(access) import \($0)" }
+        // A server part declares only `package` providers, so its imports are `package` too.
+        imports += options.imports.map { "\(part == .server ? "package" : access) import \($0)" }
         for line in imports.sorted(by: { $0.split(separator: " ").last! < $1.split(separator: " ").last! }) {
             // Every import line ends with its module name, so `last!` exists.
             printer.line(line)
