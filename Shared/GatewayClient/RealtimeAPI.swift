@@ -25,9 +25,10 @@ public struct RealtimeAPI: Sendable {
     }
 }
 
-/// The events of `RealtimeAPI.events(after:)`, read from the network only as fast as they are
-/// iterated (HTTP/2 flow control holds the rest back on the server, which cuts off a reader that
-/// falls too far behind; the iterator then resumes).
+/// The events of `RealtimeAPI.events(after:)`. Over HTTP/2 they are read from the network only as
+/// fast as they are iterated (flow control holds the rest back on the server, which cuts off a
+/// reader that falls too far behind; the iterator then resumes); over gRPC-Web, URLSession reads
+/// on and the events wait in memory until iterated.
 public struct RealtimeEvents: AsyncSequence, Sendable {
     public typealias Element = Realtime.RealtimeEvent
 
