@@ -9,7 +9,7 @@ let swiftSettings: [SwiftSetting] = [
 
 let package = Package(
     name: "Rendezvous",
-    platforms: [.macOS(.v15)],
+    platforms: [.macOS(.v15), .iOS(.v18)],
     products: [
         .executable(name: "interop-server", targets: ["InteropServer"]),
         .executable(name: "db-bench-server", targets: ["DBBenchServer"]),
@@ -19,7 +19,10 @@ let package = Package(
         .executable(name: "messaging", targets: ["Messaging"]),
         .executable(name: "media", targets: ["Media"]),
         .library(name: "Contracts", targets: ["Contracts"]),
+        // What an iOS app adds: pure Swift over Foundation's URLSession (gRPC-Web), no C library.
         .library(name: "GatewayClient", targets: ["GatewayClient"]),
+        // The gateway client's HTTP/2 transport over nghttp2 and OpenSSL (Linux: services, tests, the CLI).
+        .library(name: "GatewayClientHTTP2", targets: ["GatewayClientHTTP2"]),
         .executable(name: "identity-bench", targets: ["IdentityBench"]),
         .executable(name: "journeys-bench", targets: ["JourneysBench"]),
         .executable(name: "protoc-gen-rendezvous", targets: ["ProtocGen"]),
@@ -56,10 +59,15 @@ let package = Package(
         .target(name: "IOLoop", dependencies: ["CLinux"], path: "Shared/IOLoop", swiftSettings: swiftSettings),
         .target(name: "HTTP2", dependencies: ["IOLoop", "CNGHTTP2", "CLinux", "CryptoCore"], path: "Shared/HTTP2",
                 swiftSettings: swiftSettings),
-        .target(name: "RPC", dependencies: ["HTTP2", "IOLoop", "Wire", "CZlib"], path: "Shared/RPC",
+        // What a gRPC client needs without a transport (status, metadata, framing, the call API): no C.
+        .target(name: "RPCCore", dependencies: ["Wire"], path: "Shared/RPCCore", swiftSettings: swiftSettings),
+        .target(name: "RPC", dependencies: ["RPCCore", "HTTP2", "IOLoop", "Wire", "CZlib"], path: "Shared/RPC",
                 swiftSettings: swiftSettings),
-        .target(name: "Contracts", dependencies: ["Wire", "RPC"], path: "Shared/Contracts",
+        // Every contract's messages and typed clients (no C); Contracts adds the server side and re-exports them.
+        .target(name: "ContractTypes", dependencies: ["Wire", "RPCCore"], path: "Shared/ContractTypes",
                 swiftSettings: swiftSettings),
+        .target(name: "Contracts", dependencies: ["ContractTypes", "Wire", "RPC"], path: "Shared/Contracts",
+                exclude: ["Consumers"], swiftSettings: swiftSettings),
         .target(name: "Postgres", dependencies: [
                     "CLibPQ", "IOLoop",
                     .product(name: "Logging", package: "swift-log"),
@@ -73,9 +81,12 @@ let package = Package(
                 ], path: "Shared/Runtime", swiftSettings: swiftSettings),
         .target(name: "Auth", dependencies: ["CryptoCore", "RPC", "Contracts"], path: "Shared/Auth",
                 swiftSettings: swiftSettings),
-        // HTTP2 and CryptoCore are RPC's own dependencies, named here only for the TLS settings.
-        .target(name: "GatewayClient", dependencies: ["RPC", "Contracts", "HTTP2", "CryptoCore"],
+        // Pure Swift and Foundation only (checked by PackageGraphTests): an iOS app builds it with SwiftPM.
+        .target(name: "GatewayClient", dependencies: ["RPCCore", "ContractTypes", "Wire"],
                 path: "Shared/GatewayClient", swiftSettings: swiftSettings),
+        // HTTP2 and CryptoCore are RPC's own dependencies, named here only for the TLS settings.
+        .target(name: "GatewayClientHTTP2", dependencies: ["GatewayClient", "RPC", "ContractTypes", "HTTP2", "CryptoCore"],
+                path: "Shared/GatewayClientHTTP2", swiftSettings: swiftSettings),
         .target(name: "TestSupport", dependencies: ["RPC", "Contracts", "CryptoCore", "HTTP2", "IOLoop", "Postgres", "Wire"],
                 path: "Shared/TestSupport",
                 swiftSettings: swiftSettings),
@@ -90,7 +101,7 @@ let package = Package(
         // The `rendezvous` command line for people and scripts, on the gateway client (and RPC's
         // health client for `rendezvous health`). A tool beside ProtocGen, not a service.
         .executableTarget(name: "RendezvousCLI", dependencies: [
-                              "GatewayClient", "Contracts", "RPC", "HTTP2", "CryptoCore",
+                              "GatewayClient", "GatewayClientHTTP2", "Contracts", "RPC", "HTTP2", "CryptoCore",
                               .product(name: "ArgumentParser", package: "swift-argument-parser"),
                           ], path: "Shared/RendezvousCLI", swiftSettings: swiftSettings),
 
@@ -121,9 +132,9 @@ let package = Package(
         .executableTarget(name: "IdentityBench", dependencies: ["RPC", "Contracts", "Auth", "Postgres", "Runtime"],
                           path: "Tests/Benchmarks/IdentityBench", swiftSettings: swiftSettings),
         // The five products' journeys through the edge, shared by GatewayClientTests and journeys-bench.
-        .target(name: "Journeys", dependencies: ["GatewayClient", "Contracts", "RPC", "TestSupport"], path: "Tests/Journeys",
+        .target(name: "Journeys", dependencies: ["GatewayClient", "GatewayClientHTTP2", "Contracts", "RPC", "TestSupport"], path: "Tests/Journeys",
                 swiftSettings: swiftSettings),
-        .executableTarget(name: "JourneysBench", dependencies: ["Journeys", "GatewayClient", "TestSupport"],
+        .executableTarget(name: "JourneysBench", dependencies: ["Journeys", "GatewayClient", "GatewayClientHTTP2", "TestSupport"],
                           path: "Tests/Benchmarks/JourneysBench", swiftSettings: swiftSettings),
 
         // Tests.
@@ -154,7 +165,7 @@ let package = Package(
                     exclude: ["Fixtures"], swiftSettings: swiftSettings),
         .testTarget(name: "MediaTests", dependencies: ["Media", "Auth", "Contracts", "CryptoCore", "CVips", "Postgres", "RPC", "Runtime", "TestSupport"],
                     exclude: ["Fixtures"], swiftSettings: swiftSettings),
-        .testTarget(name: "GatewayClientTests", dependencies: ["GatewayClient", "Contracts", "RPC", "TestSupport", "Journeys",
+        .testTarget(name: "GatewayClientTests", dependencies: ["GatewayClient", "GatewayClientHTTP2", "Contracts", "RPC", "TestSupport", "Journeys",
                                                             "CryptoCore", "HTTP2", "Wire", "Auth", "Runtime",
                                                             .product(name: "Logging", package: "swift-log")],
                     swiftSettings: swiftSettings),

@@ -1,12 +1,12 @@
-import Contracts
+import ContractTypes
 import Foundation
-import RPC
+import RPCCore
 
 /// Runs one call of any service the way the gateway promises: the session's access token on
 /// authenticated methods (refreshed once on UNAUTHENTICATED), a deadline on every attempt, and
 /// retries with backoff for the methods whose kind allows them.
 struct CallRunner: Sendable {
-    let rpc: RPCClient
+    let transport: any GatewayConnection
     let sessions: SessionKeeper
     let configuration: GatewayConfiguration
 

@@ -1,5 +1,5 @@
-public import Contracts
-public import RPC
+public import ContractTypes
+public import RPCCore
 
 extension GatewayClient {
     /// Video calls' signaling (`rendezvous.messaging.v1.Calls`).
@@ -35,7 +35,7 @@ public struct CallsAPI: Sendable {
             var token = ""
             do {
                 token = try await runner.sessions.accessToken()
-                let call = try await CallsClient(client: runner.rpc).signal(options: .bearer(token))
+                let call = try await CallsClient(client: runner.transport).signal(options: .bearer(token))
                 let stream = CallStream(call: call)
                 var request = Calls.SignalRequest()
                 request.action = first

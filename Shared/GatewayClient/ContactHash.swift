@@ -1,5 +1,3 @@
-import CryptoCore
-
 /// How an app hashes its address book before `discovery.importContacts`: lowercase hex SHA-256
 /// of the email lowercased and trimmed, or of the phone number in E.164 (contacts.proto). The
 /// raw identifiers never leave the device.
@@ -17,10 +15,7 @@ public enum ContactHash {
         return hex(trimmed)
     }
 
-    private static func hex(_ text: String) -> String {
-        let digits = Array("0123456789abcdef")
-        return String(SHA256Digest.hash(Array(text.utf8)).flatMap { [digits[Int($0 >> 4)], digits[Int($0 & 0x0f)]] })
-    }
+    private static func hex(_ text: String) -> String { SHA256.hex(text) }
 }
 
 private extension String {

@@ -1,4 +1,4 @@
-public import Contracts
+public import ContractTypes
 
 extension GatewayClient {
     /// The signed-in account's push tokens (`rendezvous.identity.v1.Devices`).
@@ -24,7 +24,7 @@ public struct DevicesAPI: Sendable {
         static let listMyPushTokens = GatewayMethod("Devices/ListMyPushTokens", .read, .session)
     }
 
-    private var stub: DevicesClient { DevicesClient(client: runner.rpc) }
+    private var stub: DevicesClient { DevicesClient(client: runner.transport) }
 
     /// Registers this installation's push token, or refreshes it (call at every launch with
     /// the token the OS gives). A token another account of the app held moves to this one; the

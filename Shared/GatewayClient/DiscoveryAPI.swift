@@ -1,5 +1,5 @@
-public import Contracts
-public import RPC
+public import ContractTypes
+public import RPCCore
 
 extension GatewayClient {
     /// The feed, swipes, matches and likes received (`rendezvous.discovery.v1.Discovery`).
@@ -34,7 +34,7 @@ public struct DiscoveryAPI: Sendable {
         static let importInstagram = GatewayMethod("Discovery/ImportInstagram", .idempotentWrite, .session)
     }
 
-    private var stub: DiscoveryClient { DiscoveryClient(client: runner.rpc) }
+    private var stub: DiscoveryClient { DiscoveryClient(client: runner.transport) }
 
     /// One page of the feed, best first; pass `nextPageToken` for the next (empty at the end).
     public func feed(pageSize: Int32 = 0, pageToken: String = "", filters: Discovery.FeedFilters? = nil,

@@ -1,5 +1,5 @@
-public import Contracts
-public import RPC
+public import ContractTypes
+public import RPCCore
 
 extension GatewayClient {
     /// The Unseen's encounters (`rendezvous.messaging.v1.Encounters`).
@@ -34,7 +34,7 @@ public struct EncountersAPI: Sendable {
         static let submitResonance = GatewayMethod("Encounters/SubmitResonance", .write, .session)
     }
 
-    private var stub: EncountersClient { EncountersClient(client: runner.rpc) }
+    private var stub: EncountersClient { EncountersClient(client: runner.transport) }
 
     /// Registers a new encounter; hand its id to the other device, which joins with it.
     public func start(deadline: Duration? = nil) async throws(GatewayError) -> Encounters.Encounter {

@@ -1,5 +1,5 @@
-public import Contracts
-public import RPC
+public import ContractTypes
+public import RPCCore
 
 /// What every gateway call throws: the gRPC status code, the user-facing message, and the
 /// machine-readable ErrorInfo reason (`EMAIL_TAKEN`, `TOO_MANY_ATTEMPTS`, …) with its details.

@@ -1,4 +1,4 @@
-import RPC
+import RPCCore
 
 /// How the gateway treats one RPC: whether it carries the session's access token, and whether
 /// it may be sent again after a failure. Each service's API file declares its methods once.

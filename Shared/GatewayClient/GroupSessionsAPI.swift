@@ -1,5 +1,5 @@
-public import Contracts
-public import RPC
+public import ContractTypes
+public import RPCCore
 
 extension GatewayClient {
     /// Swivo's group sessions (`rendezvous.discovery.v1.GroupSessions`).
@@ -26,7 +26,7 @@ public struct GroupSessionsAPI: Sendable {
         static let listSessions = GatewayMethod("GroupSessions/ListSessions", .read, .session)
     }
 
-    private var stub: GroupSessionsClient { GroupSessionsClient(client: runner.rpc) }
+    private var stub: GroupSessionsClient { GroupSessionsClient(client: runner.transport) }
 
     public func categories(deadline: Duration? = nil) async throws(GatewayError) -> [Sessions.Category] {
         try await runner.run(Methods.listCategories, deadline: deadline) { [stub] options in

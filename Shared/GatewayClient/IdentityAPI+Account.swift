@@ -1,4 +1,4 @@
-public import Contracts
+public import ContractTypes
 public import Foundation
 
 extension IdentityAPI {

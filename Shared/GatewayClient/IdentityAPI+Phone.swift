@@ -1,4 +1,4 @@
-public import Contracts
+public import ContractTypes
 
 extension IdentityAPI {
     /// Sends a 6-digit code by SMS to `phone` (E.164, e.g. "+14155550123"; spaces, dots,

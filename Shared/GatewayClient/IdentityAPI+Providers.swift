@@ -1,4 +1,4 @@
-public import Contracts
+public import ContractTypes
 
 extension IdentityAPI {
     /// Signs in with an Apple or Google ID token, creating the account on the first sign-in of

@@ -1,5 +1,5 @@
-public import Contracts
-public import RPC
+public import ContractTypes
+public import RPCCore
 
 extension GatewayClient {
     /// Accounts, sign-in and sessions (`rendezvous.identity.v1.Identity`).
@@ -51,7 +51,7 @@ public struct IdentityAPI: Sendable {
         private static func names(_ reasons: [Identity.ErrorReason]) -> Set<String> { Set(reasons.compactMap(\.name)) }
     }
 
-    var stub: IdentityClient { IdentityClient(client: runner.rpc) }
+    var stub: IdentityClient { IdentityClient(client: runner.transport) }
     var app: String { runner.configuration.app }
 
     func device(_ name: String?) -> String { name ?? runner.configuration.deviceName }

@@ -1,5 +1,5 @@
-public import Contracts
-public import RPC
+public import ContractTypes
+public import RPCCore
 
 extension GatewayClient {
     /// Uploads, blob metadata and signed downloads (`rendezvous.media.v1.Media`).
@@ -31,7 +31,7 @@ public struct MediaAPI: Sendable {
         static let getDownloadURL = GatewayMethod("Media/GetDownloadURL", .idempotentWrite, .session)
     }
 
-    private var stub: MediaClient { MediaClient(client: runner.rpc) }
+    private var stub: MediaClient { MediaClient(client: runner.transport) }
 
     /// Uploads `bytes` as a new blob of `kind` and `contentType` in chunks of `chunkSize`,
     /// reporting progress after every chunk. A dropped connection or an attempt that runs out of
@@ -124,9 +124,9 @@ public struct MediaAPI: Sendable {
     public func download(_ url: String, deadline: Duration? = nil) async throws(GatewayError) -> [UInt8] {
         let end = ContinuousClock.now + (deadline ?? runner.configuration.defaultDeadline)
         while true {
-            let response: PlainHTTPResponse
+            let response: DownloadResponse
             do {
-                response = try await runner.rpc.get(url, timeout: end - ContinuousClock.now)
+                response = try await runner.transport.download(url, timeout: end - ContinuousClock.now)
             } catch {
                 throw RPCError.gateway(error)
             }

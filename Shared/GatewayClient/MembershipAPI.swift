@@ -1,6 +1,6 @@
-public import Contracts
+public import ContractTypes
 public import Foundation
-public import RPC
+public import RPCCore
 
 extension GatewayClient {
     /// Tiers, App Store purchases, referral codes and waitlists (`rendezvous.identity.v1.Membership`).
@@ -42,7 +42,7 @@ public struct MembershipAPI: Sendable {
         static let getWaitlistCount = GatewayMethod("Membership/GetWaitlistCount", .read, .session)
     }
 
-    private var stub: MembershipClient { MembershipClient(client: runner.rpc) }
+    private var stub: MembershipClient { MembershipClient(client: runner.transport) }
     private var app: String { runner.configuration.app }
 
     // MARK: Tiers

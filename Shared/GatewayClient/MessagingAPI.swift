@@ -1,6 +1,6 @@
-public import Contracts
+public import ContractTypes
 public import Foundation
-public import RPC
+public import RPCCore
 
 extension GatewayClient {
     /// Conversations and messages of the caller's matches (`rendezvous.messaging.v1.Messaging`).
@@ -26,7 +26,7 @@ public struct MessagingAPI: Sendable {
         static let getUnreadCount = GatewayMethod("Messaging/GetUnreadCount", .read, .session)
     }
 
-    private var stub: MessagingClient { MessagingClient(client: runner.rpc) }
+    private var stub: MessagingClient { MessagingClient(client: runner.transport) }
 
     /// One page of the caller's conversations, latest activity first, with previews and unread counts.
     public func conversations(pageSize: Int32 = 0, pageToken: String = "",

@@ -1,5 +1,5 @@
-public import Contracts
-public import RPC
+public import ContractTypes
+public import RPCCore
 
 extension GatewayClient {
     /// Momento's shared event cameras (`rendezvous.media.v1.MomentoEvents`).
@@ -30,7 +30,7 @@ public struct MomentoAPI: Sendable {
         static let getJoinCodeStats = GatewayMethod("MomentoEvents/GetJoinCodeStats", .read, .session)
     }
 
-    private var stub: MomentoEventsClient { MomentoEventsClient(client: runner.rpc) }
+    private var stub: MomentoEventsClient { MomentoEventsClient(client: runner.transport) }
 
     /// Creates an event; the caller is its creator. Its `joinLink` is what the QR code shows.
     public func create(_ request: Momento.CreateEventRequest, deadline: Duration? = nil) async throws(GatewayError) -> Momento.MomentoEvent {

@@ -1,6 +1,6 @@
-public import Contracts
+public import ContractTypes
 public import Foundation
-public import RPC
+public import RPCCore
 import Synchronization
 
 /// Swipes, Swivo likes and messages made while the phone is offline, kept (in a store that

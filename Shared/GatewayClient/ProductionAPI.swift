@@ -1,5 +1,5 @@
-public import Contracts
-public import RPC
+public import ContractTypes
+public import RPCCore
 
 extension GatewayClient {
     /// FirstDate's show: casting, episodes, consent and money (`rendezvous.production.v1`
@@ -92,13 +92,13 @@ public struct ProductionAPI: Sendable {
         static let scripts = GatewayMethod("Content/ListScripts", .read, .session)
     }
 
-    private var casting: CastingClient { CastingClient(client: runner.rpc) }
-    private var episodes: EpisodesClient { EpisodesClient(client: runner.rpc) }
-    private var consent: ConsentClient { ConsentClient(client: runner.rpc) }
-    private var ledger: LedgerClient { LedgerClient(client: runner.rpc) }
-    private var studio: StudioClient { StudioClient(client: runner.rpc) }
-    private var dates: DatesClient { DatesClient(client: runner.rpc) }
-    private var content: ContentClient { ContentClient(client: runner.rpc) }
+    private var casting: CastingClient { CastingClient(client: runner.transport) }
+    private var episodes: EpisodesClient { EpisodesClient(client: runner.transport) }
+    private var consent: ConsentClient { ConsentClient(client: runner.transport) }
+    private var ledger: LedgerClient { LedgerClient(client: runner.transport) }
+    private var studio: StudioClient { StudioClient(client: runner.transport) }
+    private var dates: DatesClient { DatesClient(client: runner.transport) }
+    private var content: ContentClient { ContentClient(client: runner.transport) }
 
     /// Saves one step of the caller's application wizard (the draft is created by the first).
     @discardableResult
@@ -491,7 +491,7 @@ public struct PointsAPI: Sendable {
         static let entries = GatewayMethod("Points/ListEntries", .read, .session)
     }
 
-    private var stub: PointsClient { PointsClient(client: runner.rpc) }
+    private var stub: PointsClient { PointsClient(client: runner.transport) }
 
     /// The caller's points and how many entries make them.
     public func balance(deadline: Duration? = nil) async throws(GatewayError) -> Points.Balance {

@@ -1,5 +1,5 @@
-public import Contracts
-public import RPC
+public import ContractTypes
+public import RPCCore
 
 extension GatewayClient {
     /// Each account's ordered profile photos (`rendezvous.media.v1.ProfilePhotos`).
@@ -24,7 +24,7 @@ public struct ProfilePhotosAPI: Sendable {
         static let reorderPhotos = GatewayMethod("ProfilePhotos/ReorderPhotos", .idempotentWrite, .session)
     }
 
-    private var stub: ProfilePhotosClient { ProfilePhotosClient(client: runner.rpc) }
+    private var stub: ProfilePhotosClient { ProfilePhotosClient(client: runner.transport) }
 
     /// An account's set in display order (the first is the main photo); the caller's own when
     /// `accountID` is empty. Each photo carries signed URLs of its rendition and thumbnails.

@@ -1,5 +1,5 @@
-public import Contracts
-public import RPC
+public import ContractTypes
+public import RPCCore
 
 extension GatewayClient {
     /// Profiles and roles (`rendezvous.identity.v1.Profiles`).
@@ -33,7 +33,7 @@ public struct ProfilesAPI: Sendable {
         static let setRole = GatewayMethod("Profiles/SetRole", .idempotentWrite, .session)
     }
 
-    private var stub: ProfilesClient { ProfilesClient(client: runner.rpc) }
+    private var stub: ProfilesClient { ProfilesClient(client: runner.transport) }
 
     /// The signed-in account's profile in full (created with defaults on first read); marks the
     /// account active now.

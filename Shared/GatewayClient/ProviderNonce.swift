@@ -1,4 +1,5 @@
-import CryptoCore
+import Foundation
+import RPCCore
 
 /// The one-time nonce of an Apple or Google sign-in: made fresh for each attempt, it ties the
 /// ID token to this sign-in so a token taken from elsewhere cannot be replayed.
@@ -11,14 +12,21 @@ public struct ProviderNonce: Sendable, Equatable {
 
     /// A fresh nonce from the system's secure random source.
     public init() {
-        raw = Base64URL.encode(SecureRandom.bytes(32))
+        // SystemRandomNumberGenerator is the platform's cryptographically secure source
+        // (getrandom on Linux, arc4random on Apple platforms).
+        var generator = SystemRandomNumberGenerator()
+        let bytes = (0..<32).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
+        raw = Self.base64URL(bytes)
     }
 
     /// The lowercase hex SHA-256 of `raw`, which Apple puts in the token's `nonce` claim.
     public var sha256: String {
-        SHA256Digest.hash(Array(raw.utf8)).map { byte in
-            let digits = Array("0123456789abcdef")
-            return String([digits[Int(byte >> 4)], digits[Int(byte & 0x0f)]])
-        }.joined()
+        SHA256.hex(raw)
+    }
+
+    /// Unpadded base64url (RFC 4648 §5).
+    private static func base64URL(_ bytes: [UInt8]) -> String {
+        Base64.encode(bytes).replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+            .replacingOccurrences(of: "=", with: "")
     }
 }

@@ -1,5 +1,5 @@
-public import Contracts
-public import RPC
+public import ContractTypes
+public import RPCCore
 
 extension GatewayClient {
     /// The caller's push notification preferences (`rendezvous.messaging.v1.Push`).
@@ -19,7 +19,7 @@ public struct PushAPI: Sendable {
         static let setPreferences = GatewayMethod("Push/SetPushPreferences", .idempotentWrite, .session)
     }
 
-    private var stub: PushClient { PushClient(client: runner.rpc) }
+    private var stub: PushClient { PushClient(client: runner.transport) }
 
     /// Every category with whether it is on, and the quiet hours.
     public func preferences(deadline: Duration? = nil) async throws(GatewayError) -> Push.PushPreferences {

@@ -1,5 +1,5 @@
-public import Contracts
-import RPC
+public import ContractTypes
+import RPCCore
 
 extension GatewayClient {
     /// The signed-in account's live events (`rendezvous.messaging.v1.Realtime`).
@@ -25,9 +25,10 @@ public struct RealtimeAPI: Sendable {
     }
 }
 
-/// The events of `RealtimeAPI.events(after:)`, read from the network only as fast as they are
-/// iterated (HTTP/2 flow control holds the rest back on the server, which cuts off a reader that
-/// falls too far behind; the iterator then resumes).
+/// The events of `RealtimeAPI.events(after:)`. Over HTTP/2 they are read from the network only as
+/// fast as they are iterated (flow control holds the rest back on the server, which cuts off a
+/// reader that falls too far behind; the iterator then resumes); over gRPC-Web, URLSession reads
+/// on and the events wait in memory until iterated.
 public struct RealtimeEvents: AsyncSequence, Sendable {
     public typealias Element = Realtime.RealtimeEvent
 
@@ -84,7 +85,7 @@ public struct RealtimeEvents: AsyncSequence, Sendable {
 
         private mutating func open() async throws {
             token = try await runner.sessions.accessToken()
-            let stub = RealtimeClient(client: runner.rpc)
+            let stub = RealtimeClient(client: runner.transport)
             let call = try await stub.subscribe(.init(afterCursor: cursor), options: .bearer(token))
             current = OpenStream(call: call)
             inner = call.makeAsyncIterator()

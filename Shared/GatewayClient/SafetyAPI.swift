@@ -1,5 +1,5 @@
-public import Contracts
-public import RPC
+public import ContractTypes
+public import RPCCore
 
 extension GatewayClient {
     /// Blocks and reports (`rendezvous.identity.v1.Safety`).
@@ -29,7 +29,7 @@ public struct SafetyAPI: Sendable {
         static let resolveReport = GatewayMethod("Safety/ResolveReport", .write, .session)
     }
 
-    private var stub: SafetyClient { SafetyClient(client: runner.rpc) }
+    private var stub: SafetyClient { SafetyClient(client: runner.transport) }
 
     /// Blocks an account of the app (INVALID_ARGUMENT `CANNOT_BLOCK_SELF` for one's own);
     /// blocking again returns the existing block.

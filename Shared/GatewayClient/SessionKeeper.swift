@@ -1,6 +1,6 @@
-import Contracts
+import ContractTypes
 import Foundation
-import RPC
+import RPCCore
 import Synchronization
 
 /// The client's signed-in session: read from the token store once, written through on every

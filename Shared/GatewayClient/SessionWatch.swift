@@ -1,5 +1,5 @@
-import Contracts
-import RPC
+import ContractTypes
+import RPCCore
 
 /// One participant's watch of a group session (`GroupSessionsAPI.watch`) that outlives broken
 /// streams: each stream WatchSession opens starts with the session's state now, so a stream
@@ -26,7 +26,7 @@ struct SessionWatch {
     /// Delivers states until one is MATCHED or CLOSED (returns) or the task is cancelled
     /// (returns); throws what a retry cannot fix.
     mutating func run(deliver: (Sessions.GroupSession) -> Void) async throws {
-        let stub = GroupSessionsClient(client: runner.rpc)
+        let stub = GroupSessionsClient(client: runner.transport)
         while !Task.isCancelled {
             let failure: RPCError
             do {

@@ -1,4 +1,4 @@
-public import Contracts
+public import ContractTypes
 public import Foundation
 
 /// A signed-in session as the client keeps it between launches: the tokens Identity issued and

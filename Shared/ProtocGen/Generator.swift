@@ -36,11 +36,19 @@ struct Generator {
         for file in files.sorted(by: { $0.name < $1.name }) {
             let namespace = SymbolTable.namespace(of: file, options: options)
             let declares = namespace.map { declared.insert($0).inserted } ?? false
+            if options.part == .server {
+                guard !file.services.isEmpty else { continue }
+                let content = try FileEmitter(file: file, namespace: namespace, declaresNamespace: false,
+                                              symbols: symbols, options: options).emit()
+                output.append(CodeGeneratorResponse.File(name: Self.outputName(of: file.name, suffix: ".server.pb.swift"),
+                                                         content: content))
+                continue
+            }
             let content = try FileEmitter(file: file, namespace: namespace, declaresNamespace: declares,
                                           symbols: symbols, options: options).emit()
             output.append(CodeGeneratorResponse.File(name: Self.outputName(of: file.name), content: content))
         }
-        if let registry = options.registry {
+        if let registry = options.registry, options.part.hasTypes {
             output.append(CodeGeneratorResponse.File(name: registry + ".swift",
                                                      content: try registryFile(registry, files: files)))
         }
@@ -48,8 +56,8 @@ struct Generator {
     }
 
     /// `rendezvous/identity/v1/safety.proto` → `rendezvous/identity/v1/safety.pb.swift`.
-    static func outputName(of protoName: String) -> String {
-        (protoName.hasSuffix(".proto") ? String(protoName.dropLast(6)) : protoName) + ".pb.swift"
+    static func outputName(of protoName: String, suffix: String = ".pb.swift") -> String {
+        (protoName.hasSuffix(".proto") ? String(protoName.dropLast(6)) : protoName) + suffix
     }
 
     private func registryFile(_ name: String, files: [FileDescriptor]) throws -> String {

@@ -10,12 +10,26 @@
 ///   generating outside it). Repeatable.
 /// - `Registry=NAME`: also emit `NAME.swift`, a table of every generated message by full
 ///   proto name.
+/// - `Part=all|types|server`: what each file holds. `types` is what a client needs (messages,
+///   enums and the typed clients, over RPCCore's transport protocol alone, so an app's build
+///   has no nghttp2 or OpenSSL); `server` the providers and their `register(in:)` (over RPC's
+///   server, importing the types with `Import=`), written as `<name>.server.pb.swift` and only
+///   for files with services; `all` (the default) both in one file.
 struct GeneratorOptions: Sendable, Equatable {
+    /// Which declarations a run writes.
+    enum Part: String, Sendable {
+        case all, types, server
+
+        var hasTypes: Bool { self != .server }
+        var hasServers: Bool { self != .types }
+    }
+
     var visibility = "public"
     var module = "Contracts"
     var namespaces: [String: String] = [:]
     var registry: String?
     var imports: [String] = []
+    var part = Part.all
 
     init() {}
 
@@ -41,6 +55,9 @@ struct GeneratorOptions: Sendable, Equatable {
             case "Import":
                 guard SwiftName.isIdentifier(value) else { throw GeneratorError("Import '\(value)' is not a module name") }
                 imports.append(value)
+            case "Part":
+                guard let part = Part(rawValue: value) else { throw GeneratorError("Part must be all, types or server, not '\(value)'") }
+                self.part = part
             case "Registry":
                 guard SwiftName.isIdentifier(value) else { throw GeneratorError("Registry '\(value)' is not a Swift name") }
                 registry = value

@@ -29,11 +29,15 @@ struct ServiceEmitter {
 
     func emit(_ printer: inout CodePrinter) throws {
         let methods = try methods()
-        emitProvider(methods, into: &printer)
-        printer.line()
-        emitRegistration(methods, into: &printer)
-        printer.line()
-        emitClient(methods, into: &printer)
+        if file.options.part.hasServers {
+            emitProvider(methods, into: &printer)
+            printer.line()
+            emitRegistration(methods, into: &printer)
+        }
+        if file.options.part == .all { printer.line() }
+        if file.options.part.hasTypes {
+            emitClient(methods, into: &printer)
+        }
     }
 
     private func emitProvider(_ methods: [Method], into printer: inout CodePrinter) {
@@ -111,9 +115,9 @@ struct ServiceEmitter {
         printer.block("package struct \(service.name)Client: Sendable {") { printer in
             printer.line("package static let serviceName = \"\(fullName)\"")
             printer.line()
-            printer.line("package let client: RPCClient")
+            printer.line("package let client: any ClientTransport")
             printer.line()
-            printer.line("package init(client: RPCClient) { self.client = client }")
+            printer.line("package init(client: any ClientTransport) { self.client = client }")
             for method in methods {
                 printer.line()
                 printer.doc(methodDoc(method))

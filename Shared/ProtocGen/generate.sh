@@ -4,7 +4,10 @@
 #     PLUGIN    the built plugin (default .build/debug/protoc-gen-rendezvous)
 #     OUT_ROOT  where Shared/… is written (default: this repository; the tests pass a temp dir)
 # Output, one .pb.swift per .proto:
-#   Shared/Contracts/Generated/<proto path>  every service's contract (module Contracts)
+#   Shared/ContractTypes/Generated/<proto path>  every service's messages, enums and typed clients
+#                                            (module ContractTypes: Wire and RPCCore only, what an app needs)
+#   Shared/Contracts/Generated/<proto path>  every service's server side, `.server.pb.swift`
+#                                            (module Contracts: the providers over RPC's server)
 #   Shared/RPC/Generated/<proto path>        grpc.health.v1, served by every server (module RPC)
 #   Tests/ProtocGenTests/Generated/…          the generator's golden output, from its fixture
 # google/* are the standard types; rendezvous/options/v1 holds options the generator reads.
@@ -33,7 +36,10 @@ generate() { # generate SOURCE_DIR OUT_DIR OPTIONS PROTO...
 
 mapfile -t contracts < <(cd "$src" && find . -name '*.proto' ! -path './google/*' ! -path './grpc/health/*' \
   ! -path './rendezvous/options/*' | sed 's|^\./||' | LC_ALL=C sort)
-generate "$src" "$out/Shared/Contracts/Generated" "Namespace=grpc.testing:GRPCTesting,Registry=ContractsMessageTypes" "${contracts[@]}"
+generate "$src" "$out/Shared/ContractTypes/Generated" \
+  "Module=ContractTypes,Part=types,Namespace=grpc.testing:GRPCTesting,Registry=ContractsMessageTypes" "${contracts[@]}"
+generate "$src" "$out/Shared/Contracts/Generated" \
+  "Module=Contracts,Part=server,Import=ContractTypes,Namespace=grpc.testing:GRPCTesting" "${contracts[@]}"
 generate "$src" "$out/Shared/RPC/Generated" "Module=RPC,Visibility=package,Namespace=grpc.health.v1:,Registry=RPCMessageTypes" \
   grpc/health/v1/health.proto
 generate "$root/Tests/ProtocGenTests/Fixtures" "$out/Tests/ProtocGenTests/Generated" \

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import GatewayClient
+import GatewayClientHTTP2
 
 /// The options every command takes: where to connect, how, as which app and user, and how to print.
 struct GlobalOptions: ParsableArguments {

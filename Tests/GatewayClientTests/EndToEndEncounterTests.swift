@@ -1,6 +1,7 @@
 import Contracts
 import Foundation
 import GatewayClient
+import GatewayClientHTTP2
 import RPC
 import TestSupport
 import Testing

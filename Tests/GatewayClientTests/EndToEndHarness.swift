@@ -1,5 +1,6 @@
 import Foundation
 import GatewayClient
+import GatewayClientHTTP2
 import TestSupport
 import Testing
 

@@ -1,5 +1,6 @@
 import Contracts
 import GatewayClient
+import GatewayClientHTTP2
 import RPC
 import Synchronization
 import Testing

@@ -1,5 +1,6 @@
 import CryptoCore
 import GatewayClient
+import GatewayClientHTTP2
 import HTTP2
 import RPC
 import Testing

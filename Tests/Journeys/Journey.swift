@@ -1,5 +1,6 @@
 import Foundation
 package import GatewayClient
+import GatewayClientHTTP2
 import RPC
 import Synchronization
 package import TestSupport

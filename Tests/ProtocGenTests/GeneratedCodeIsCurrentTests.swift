@@ -6,7 +6,7 @@ import Testing
 /// Shared/ProtocGen/generate.sh (the script behind `make generate`) runs into a temporary
 /// folder and every file must match, with none missing or left over.
 @Suite struct GeneratedCodeIsCurrentTests {
-    static let folders = ["Shared/Contracts/Generated", "Shared/RPC/Generated", "Tests/ProtocGenTests/Generated"]
+    static let folders = ["Shared/ContractTypes/Generated", "Shared/Contracts/Generated", "Shared/RPC/Generated", "Tests/ProtocGenTests/Generated"]
 
     @Test func checkedInFiles_equalTheGeneratorsOutput() async throws {
         let root = RepositoryPaths.root

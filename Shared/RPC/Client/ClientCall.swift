@@ -5,14 +5,14 @@ import Synchronization
 
 /// One RPC on the client: sends request messages, deframes responses into an inbox, and turns
 /// the trailers (or a reset, or a lost connection) into the call's final status.
-package final class ClientCall: HTTP2StreamDelegate, @unchecked Sendable {
+package final class ClientCall: HTTP2StreamDelegate, ClientStream, @unchecked Sendable {
     // @unchecked Sendable: `deframer`, `headersSeen`, `responseCompressed`, `owedBytes` and
     // `deadlineTimer` are touched only on the stream's loop; `shared` is behind a Mutex.
 
     private(set) var stream: HTTP2Stream!
     private let connection: HTTP2Connection
     let inbox: MessageInbox
-    let maxReceiveMessageSize: Int
+    package let maxReceiveMessageSize: Int
     private var deframer: GRPCDeframer
     private var headersSeen = false
     private var responseCompressed = false
@@ -60,7 +60,18 @@ package final class ClientCall: HTTP2StreamDelegate, @unchecked Sendable {
 
     /// Sends one request message, with the request head first if not sent yet.
     package func send<Message: ProtoMessage>(_ message: Message, end: Bool = false) throws {
-        let frame = try makeFrame(message)
+        try send(payload: message.serializedBytes(), end: end)
+    }
+
+    /// Sends one serialized request message; when not the last, waits until the stream can
+    /// take more (HTTP/2 flow control).
+    package func send(_ message: [UInt8], end: Bool) async throws {
+        try send(payload: message, end: end)
+        if !end { await stream.waitUntilWritable() }
+    }
+
+    private func send(payload: [UInt8], end: Bool) throws {
+        let frame = try makeFrame(payload)
         let head = takeHead()
         stream.send(headers: head, data: frame, end: end ? .endStream : nil)
     }
@@ -83,15 +94,25 @@ package final class ClientCall: HTTP2StreamDelegate, @unchecked Sendable {
         }
     }
 
-    private func makeFrame<Message: ProtoMessage>(_ message: Message) throws -> [UInt8] {
-        guard compressRequests else { return GRPCFrame.encode(message: message) }
-        return GRPCFrame.encode(try Gzip.compress(message.serializedBytes()), compressed: true)
+    private func makeFrame(_ payload: [UInt8]) throws -> [UInt8] {
+        guard compressRequests else { return GRPCFrame.encode(payload, compressed: false) }
+        return GRPCFrame.encode(try Gzip.compress(payload), compressed: true)
     }
 
     // MARK: Results (any thread)
 
     /// The response headers' metadata (empty until they arrive).
     package var initialMetadata: Metadata { shared.withLock { $0.initialMetadata } }
+
+    /// The next response message's bytes; nil after the last.
+    package func next() async throws -> [UInt8]? {
+        try await inbox.next()?.payload
+    }
+
+    /// The next response message's bytes if it has arrived.
+    package func nextIfReceived() -> [UInt8]? {
+        inbox.nextIfReceived()?.payload
+    }
 
     /// Waits for the call's final status; `.ok` on success.
     package func status() async -> RPCError {
@@ -113,7 +134,7 @@ package final class ClientCall: HTTP2StreamDelegate, @unchecked Sendable {
             headersSeen = true
             let httpStatus = headers[first: ":status"] ?? ""
             guard httpStatus == "200" else {
-                fail(RPCError(code: ClientCall.codeForHTTPStatus(httpStatus), message: "HTTP status \(httpStatus)"), reset: !endStream)
+                fail(RPCError(code: StatusCode(httpStatus: Int(httpStatus) ?? 0), message: "HTTP status \(httpStatus)"), reset: !endStream)
                 return
             }
             guard let contentType = headers[first: "content-type"], GRPCContentType.matches(contentType) else {
@@ -197,17 +218,7 @@ package final class ClientCall: HTTP2StreamDelegate, @unchecked Sendable {
     // MARK: Completion
 
     private func complete(withTrailers headers: [HTTP2Header]) {
-        var status: RPCError
-        if let codeText = headers[first: "grpc-status"], let code = Int(codeText) {
-            status = RPCError(code: StatusCode(rawValue: code),
-                              message: PercentEncoding.decode(headers[first: "grpc-message"] ?? ""))
-            if let details = headers[first: "grpc-status-details-bin"], let bytes = Base64.decode(details) {
-                status.applyStatusDetails(bytes)
-            }
-        } else {
-            status = RPCError(code: .internal, message: "missing grpc-status")
-        }
-        status.trailers = Metadata(headers: headers)
+        var status = RPCError(trailerFields: headers.map { (name: $0.name, value: $0.value) })
         do {
             try deframer.finish()
         } catch {
@@ -242,18 +253,6 @@ package final class ClientCall: HTTP2StreamDelegate, @unchecked Sendable {
         inbox.finish(status.code == .ok ? nil : status, keepingReceived: keepingReceived)
         for waiter in waiters { waiter.resume(returning: status) }
         return true
-    }
-
-    static func codeForHTTPStatus(_ status: String) -> StatusCode {
-        // gRPC spec, doc/http-grpc-status-mapping.md.
-        switch status {
-        case "400": return .internal
-        case "401": return .unauthenticated
-        case "403": return .permissionDenied
-        case "404": return .unimplemented
-        case "429", "502", "503", "504": return .unavailable
-        default: return .unknown
-        }
     }
 }
 

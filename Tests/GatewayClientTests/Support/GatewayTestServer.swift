@@ -1,4 +1,5 @@
 import GatewayClient
+import GatewayClientHTTP2
 import RPC
 import Testing
 

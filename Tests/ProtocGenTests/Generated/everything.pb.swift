@@ -637,9 +637,9 @@ extension EverywhereProvider {
 package struct EverywhereClient: Sendable {
     package static let serviceName = "rendezvous.testing.everything.v1.Everywhere"
 
-    package let client: RPCClient
+    package let client: any ClientTransport
 
-    package init(client: RPCClient) { self.client = client }
+    package init(client: any ClientTransport) { self.client = client }
 
     /// Unary.
     ///

@@ -1,0 +1,71 @@
+/// gRPC custom metadata: ordered key/value pairs with lowercase keys. Keys ending in `-bin`
+/// hold bytes, sent base64-encoded; all others hold ASCII text.
+public struct Metadata: Sendable, Equatable, Sequence {
+    public enum Value: Sendable, Equatable {
+        case string(String)
+        case binary([UInt8])
+    }
+
+    public struct Element: Sendable, Equatable {
+        public var key: String
+        public var value: Value
+    }
+
+    private var elements: [Element] = []
+
+    public init() {}
+
+    public init(_ pairs: KeyValuePairs<String, String>) {
+        for (key, value) in pairs { addString(value, forKey: key) }
+    }
+
+    public var isEmpty: Bool { elements.isEmpty }
+    public var count: Int { elements.count }
+
+    public func makeIterator() -> IndexingIterator<[Element]> { elements.makeIterator() }
+
+    /// Adds a text value; the key is lowercased.
+    public mutating func addString(_ value: String, forKey key: String) {
+        elements.append(Element(key: key.lowercased(), value: .string(value)))
+    }
+
+    /// Adds a binary value; the key must end in `-bin`.
+    public mutating func addBinary(_ value: [UInt8], forKey key: String) {
+        elements.append(Element(key: key.lowercased(), value: .binary(value)))
+    }
+
+    /// The first text value for `key`.
+    public subscript(string key: String) -> String? {
+        for element in elements where element.key == key {
+            if case .string(let value) = element.value { return value }
+        }
+        return nil
+    }
+
+    /// The first binary value for `key`.
+    public subscript(binary key: String) -> [UInt8]? {
+        for element in elements where element.key == key {
+            if case .binary(let value) = element.value { return value }
+        }
+        return nil
+    }
+
+    public mutating func removeAll(forKey key: String) {
+        elements.removeAll { $0.key == key }
+    }
+}
+
+extension Metadata {
+    /// Headers that belong to the protocol, never exposed as metadata.
+    package static func isReserved(_ name: String) -> Bool {
+        if name.hasPrefix(":") { return true }
+        switch name {
+        case "content-type", "te", "grpc-timeout", "grpc-encoding", "grpc-accept-encoding",
+             "grpc-status", "grpc-message", "grpc-status-details-bin", "content-length",
+             "connection", "host", "transfer-encoding", "upgrade", "keep-alive":
+            return true
+        default:
+            return false
+        }
+    }
+}
