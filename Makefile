@@ -58,7 +58,7 @@ test: deps
 	bash compose/validate.sh
 	@# One test at a time: several tests block on raw sockets or child processes, which would
 	@# hold Swift's cooperative threads (two on a 2-core machine) and starve the timers of
-	@# tests running beside them. The tests take about two minutes after the build.
+	@# tests running beside them. The tests take about six minutes after the build.
 	$(SWIFT) test --skip-build --no-parallel
 
 ## run: Postgres and every service in the foreground until Ctrl-C.
