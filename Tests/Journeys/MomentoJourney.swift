@@ -70,7 +70,10 @@ package struct MomentoJourney {
             try check(push.alertBody?.contains("Rooftop party") == true, "the reveal push names the event")
         }
         guard let theirs = gallery.photos.first(where: { $0.blobID == creatorPhoto.blobID }), theirs.thumbnails.count == 2 else {
-            throw JourneyFailure("the creator's photo is in her gallery with two thumbnails")
+            let theirs = gallery.photos.first(where: { $0.blobID == creatorPhoto.blobID })
+            throw JourneyFailure("the creator's photo is in her gallery with two thumbnails: "
+                                 + (theirs.map { "\($0.thumbnails.count) thumbnails, rendition \($0.renditionStatus)" }
+                                    ?? "not among \(gallery.photos.map(\.blobID))"))
         }
         let thumbnail = try await guest.media.download(theirs.thumbnails[0].url)
         try check(thumbnail.starts(with: [0xFF, 0xD8, 0xFF]), "a thumbnail downloads through the edge as a JPEG")
