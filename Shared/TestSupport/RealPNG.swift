@@ -15,11 +15,15 @@ package enum RealPNG {
         var bytes: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
         bytes += chunk("IHDR", be32(UInt32(width)) + be32(UInt32(height)) + [1, 0, 0, 0, 0])
         bytes += chunk("IDAT", zlibStored(raw))
+        let mark = (0..<8).map { UInt8(truncatingIfNeeded: seed >> ($0 * 8)) }
         if let size {
             let padding = size - bytes.count - 12 - 12
             precondition(padding >= 0, "\(width)x\(height) does not fit in \(size) bytes")
-            let mark = (0..<8).map { UInt8(truncatingIfNeeded: seed >> ($0 * 8)) }
             bytes += chunk("ruST", Array((mark + [UInt8](repeating: 0x55, count: max(0, padding - 8))).prefix(padding)))
+        } else if seed != 0 {
+            // The stripes alone take only three shapes per size: the seed's own bytes keep two
+            // seeds apart (media keys renditions by content, across runs on one database).
+            bytes += chunk("ruST", mark)
         }
         return bytes + chunk("IEND", [])
     }
