@@ -112,6 +112,64 @@ struct RenditionTests {
         #expect((rows, attempts, status, files) == (1, 1, 2, 3))
     }
 
+    /// A content whose rendering gave up on passing trouble (storage unreachable, bytes missing)
+    /// is rendered again when the same bytes are uploaded again; one that cannot be decoded is
+    /// not tried again.
+    @Test func aRenditionThatGaveUp_isMadeAgainByTheNextUploadOfTheSameBytes() async throws {
+        let users = try MediaUsers.make()
+        defer { users.close() }
+        let alice = try await users.join("momento")
+        let bob = try await users.join("momento")
+        let bytes = try PhotoFixtures.image(width: 700, height: 500, type: "jpeg", seed: Int.random(in: 0..<Int.max))
+        let first = try await users.upload(bytes, type: "image/jpeg", as: alice)
+        let admin = try await TestDatabase.makeAdminPool()
+        defer { admin.close() }
+        // As if every attempt had found the store unreachable.
+        try await admin.withConnection { connection in
+            _ = try await connection.execute("DELETE FROM media.rendition_files WHERE sha256 = $1", [.text(first.sha256)])
+            _ = try await connection.execute("""
+                UPDATE media.renditions SET status = 3, attempts = 5, lease_id = NULL, lease_until = NULL,
+                    failure = 'gave up after 5 attempts: GET object: the store cannot be reached'
+                WHERE sha256 = $1
+                """, [.text(first.sha256)])
+        }
+        let failed = await reason { _ = try await users.media.getDownloadURL(.init(blobID: first.blobID), options: alice.bearer) }
+        #expect(failed?.code == .failedPrecondition)
+        let second = try await users.upload(bytes, type: "image/jpeg", as: bob)
+        #expect(second.sha256 == first.sha256)
+        let signed = try await users.media.getDownloadURL(.init(blobID: second.blobID), options: bob.bearer)
+        let thumbnail = try await Curl.get(Self.url(signed.thumbnails[0].url, port: users.stack.media.port), http2: true)
+        #expect(thumbnail.status == 200 && ServedImage.jpegSize(thumbnail.body) != nil)
+        // Alice's blob shares the content, so it is served again too.
+        #expect(try await users.media.getDownloadURL(.init(blobID: first.blobID), options: alice.bearer).thumbnails.count == 2)
+
+        // A photo that cannot be decoded stays failed however often it is uploaded.
+        let noise = ImageFixtures.jpeg(width: 800, height: 600, size: 30_000, seed: UInt8.random(in: 0...255))
+        let broken = try await users.upload(noise, type: "image/jpeg", as: alice)
+        // Its first GET renders it (and finds it unreadable).
+        let path = "/media/v1/blobs/\(broken.blobID)"
+        let expires = Int64(Date().timeIntervalSince1970) + 600
+        let signature = HMACSHA256.authenticate(key: Array(MediaStack.urlSecret.utf8), message: Array("\(path)\n\(expires)".utf8))
+            .map { String(format: "%02x", $0) }.joined()
+        let rendered = try await Curl.get(Self.url("\(path)?expires=\(expires)&sig=\(signature)", port: users.stack.media.port), http2: true)
+        #expect(rendered.status == 422)
+        func state() async throws -> (Int16, Int32) {
+            try await admin.withConnection { connection in
+                let row = try #require(try await connection.query("SELECT status, attempts FROM media.renditions WHERE sha256 = $1",
+                                                                  [.text(broken.sha256)]).first)
+                return (try row.decode(0, as: Int16.self), try row.decode(1, as: Int32.self))
+            }
+        }
+        let before = try await state()
+        #expect(before.0 == 3)
+        let again = try await users.upload(noise, type: "image/jpeg", as: bob)
+        #expect(again.sha256 == broken.sha256)
+        let after = try await state()
+        #expect(after == before)
+        let refused = await reason { _ = try await users.media.getDownloadURL(.init(blobID: again.blobID), options: bob.bearer) }
+        #expect(refused?.reason == "IMAGE_UNREADABLE")
+    }
+
     @Test func corruptPhoto_isNeverServed_andSaysWhy() async throws {
         let users = try MediaUsers.make()
         defer { users.close() }

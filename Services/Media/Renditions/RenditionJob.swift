@@ -103,7 +103,7 @@ struct RenditionJob: Sendable {
             logger.error("rendition failed", metadata: ["sha256": .string(claim.sha256), "error": .string("\(error)")])
             try? await pool.withConnection { connection in
                 if claim.attempts >= Self.maximumAttempts {
-                    try await RenditionStore.fail(claim, reason: "gave up after \(claim.attempts) attempts: \(error)", on: connection)
+                    try await RenditionStore.fail(claim, reason: "\(RenditionStore.gaveUp)\(claim.attempts) attempts: \(error)", on: connection)
                 } else {
                     try await RenditionStore.release(claim, retryAfter: 5, on: connection)
                 }

@@ -39,11 +39,18 @@ enum RenditionStore {
         SHA256Digest.hash(Array("rendition:\(sha256):\(side)".utf8)).map { String(format: "%02x", $0) }.joined()
     }
 
-    /// Asks for `sha256`'s renditions; nothing happens when they were asked for before.
+    /// How the failure of a content whose attempts ran out (storage or the database, not the
+    /// photo) begins: such a content is asked for again by the next upload of the same bytes.
+    static let gaveUp = "gave up after "
+
+    /// Asks for `sha256`'s renditions; nothing happens when they were asked for before, unless
+    /// they failed only because their attempts ran out: then they are pending again.
     static func request(_ sha256: String, contentType: String, on connection: Connection) async throws {
         _ = try await connection.execute("""
-            INSERT INTO media.renditions (sha256, content_type) VALUES ($1, $2) ON CONFLICT (sha256) DO NOTHING
-            """, [.text(sha256), .text(contentType)])
+            INSERT INTO media.renditions (sha256, content_type) VALUES ($1, $2)
+            ON CONFLICT (sha256) DO UPDATE SET status = 1, attempts = 0, failure = NULL, lease_id = NULL, lease_until = NULL
+            WHERE media.renditions.status = 3 AND starts_with(media.renditions.failure, $3)
+            """, [.text(sha256), .text(contentType), .text(gaveUp)])
     }
 
     /// Claims up to `limit` pending contents (only `sha256` when given) for `seconds`.
