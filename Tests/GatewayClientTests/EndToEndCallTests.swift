@@ -23,10 +23,13 @@ import Testing
         await stack.stop()
     }
 
-    static func run(_ edge: NginxEdge) async throws {
-        let (ana, anaAccount) = try await EndToEndMessagingTests.member(edge)
-        let (ben, benAccount) = try await EndToEndMessagingTests.member(edge)
-        let (admin, adminAccount) = try await EndToEndMessagingTests.member(edge)
+    /// The call, between members `member` makes (signed up through the edge by one transport).
+    static func run(_ edge: NginxEdge,
+                    member: (NginxEdge) async throws -> (GatewayClient, Identity.Account) = EndToEndMessagingTests.member)
+        async throws {
+        let (ana, anaAccount) = try await member(edge)
+        let (ben, benAccount) = try await member(edge)
+        let (admin, adminAccount) = try await member(edge)
         defer { [ana, ben, admin].forEach { $0.close() } }
         let grant = try await Subprocess.run(
             try RepositoryPaths.builtExecutable("identity"),
