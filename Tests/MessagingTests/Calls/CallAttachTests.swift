@@ -84,6 +84,47 @@ extension CallTests {
         #expect(late?.code == .failedPrecondition && late?.reason == "CALL_WRONG_STATE")
     }
 
+    @Test func sendsFromBothSidesAtOnce_onBothInstances_eachArriveOnceInTheOrderSent() async throws {
+        let pair = try await Self.pair()
+        defer { pair.members.close() }
+        let caller = try await CallProbe.attach(pair.calls(0), token: pair.caller.token,
+                                                .ring(Calls.CallRing(conversationID: pair.conversation)))
+        defer { caller.cancel() }
+        let id = try await caller.firstCall { _ in true }.callID
+        let callee = try await CallProbe.attach(pair.calls(1), token: pair.callee.token, .join(Calls.CallJoin(callID: id)))
+        defer { callee.cancel() }
+        try await Self.send(pair.calls(0), token: pair.callee.token, call: id, .accept(.init()))
+        try await caller.firstCall { $0.state == .accepted }
+
+        // Each side sends its candidates one after another, through alternating instances,
+        // while the other side does the same.
+        async let fromCaller: [Int64] = {
+            var sequences: [Int64] = []
+            for n in 1...6 {
+                sequences.append(try await Self.send(pair.calls(n % 2), token: pair.caller.token, call: id, Self.ice(n)).sequence)
+            }
+            return sequences
+        }()
+        async let fromCallee: [Int64] = {
+            var sequences: [Int64] = []
+            for n in 11...16 {
+                sequences.append(try await Self.send(pair.calls(n % 2), token: pair.callee.token, call: id, Self.ice(n)).sequence)
+            }
+            return sequences
+        }()
+        let (callerSequences, calleeSequences) = try await (fromCaller, fromCallee)
+        #expect(Set(callerSequences + calleeSequences) == Set(1...12))
+        let atCallee = try await callee.signals(count: 6)
+        let atCaller = try await caller.signals(count: 6)
+        #expect(atCallee.map(\.event) == (1...6).map(Self.ice).map(Self.relayed))
+        #expect(atCallee.map(\.sequence) == callerSequences)
+        #expect(atCaller.map(\.event) == (11...16).map(Self.ice).map(Self.relayed))
+        #expect(atCaller.map(\.sequence) == calleeSequences)
+        try await Self.send(pair.calls(1), token: pair.callee.token, call: id, .hangUp(.init()))
+        for side in [caller, callee] { #expect(try await side.end().code == .ok) }
+        #expect(callee.signals.count == 6 && caller.signals.count == 6)
+    }
+
     @Test func send_isRefused_withoutAnAttachedStream_toOthers_andWithoutAnAction_whileTheCallGoesOn() async throws {
         let pair = try await Self.pair()
         defer { pair.members.close() }
