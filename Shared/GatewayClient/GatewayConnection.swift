@@ -9,6 +9,11 @@ package protocol GatewayConnection: ClientTransport {
     /// is the permission. Any HTTP status is returned; a failure to get one throws UNAVAILABLE,
     /// DEADLINE_EXCEEDED after `timeout`.
     func download(_ target: String, timeout: Duration) async throws -> DownloadResponse
+
+    /// Whether bidirectional calls (both sides sending at once) go through: true on HTTP/2,
+    /// false on gRPC-Web over `URLSession`, whose calls send their requests as one body. APIs
+    /// with a half-duplex alternative (video calls: Attach and Send) choose by it.
+    var carriesBidirectionalStreams: Bool { get }
 }
 
 /// The answer to ``GatewayConnection/download(_:timeout:)``.

@@ -10,7 +10,8 @@ extension GatewayTransport {
     /// gRPC-Web over `URLSession` with `sessionConfiguration`: what an iOS app uses. Plain
     /// `http://` for `.plaintext` (HTTP/1.1 on Linux's libcurl), `https://` trusting the system's
     /// roots for `.tls`; a private CA (`.tlsTrustingRoots…`) is for the HTTP/2 transport.
-    /// Bidirectional calls (video call signaling) fail with UNIMPLEMENTED.
+    /// Bidirectional calls fail with UNIMPLEMENTED; video call signaling (`client.calls`) uses
+    /// its half-duplex form (Attach and Send) here.
     public static func grpcWeb(sessionConfiguration: URLSessionConfiguration = .default) -> GatewayTransport {
         let box = SessionConfigurationBox(value: sessionConfiguration)
         return GatewayTransport { configuration in

@@ -3,7 +3,8 @@
 /// - ``grpcWeb(sessionConfiguration:)``: gRPC-Web (`application/grpc-web+proto`) over
 ///   `URLSession`, in this module: what an iOS app uses, since `URLSession` does not hand HTTP/2
 ///   trailers to apps. Unary, server-streaming and client-streaming calls (the request messages
-///   sent as one body); bidirectional calls (video call signaling) need `.http2`.
+///   sent as one body); not bidirectional calls, so video call signaling (`client.calls`) takes
+///   its half-duplex form (Calls/Attach and Calls/Send) there.
 /// - `.http2`: gRPC over our HTTP/2 (nghttp2, OpenSSL), in the `GatewayClientHTTP2` product:
 ///   every call shape; for Linux, services, tests and the CLI.
 public struct GatewayTransport: Sendable {

@@ -5,6 +5,8 @@ import RPC
 struct HTTP2GatewayConnection: GatewayConnection {
     let rpc: RPCClient
 
+    var carriesBidirectionalStreams: Bool { true }
+
     func openStream(path: String, kind: CallKind, options: CallOptions) async throws -> any ClientStream {
         try await rpc.openStream(path: path, kind: kind, options: options)
     }

@@ -23,10 +23,13 @@ import Testing
         await stack.stop()
     }
 
-    static func run(_ edge: NginxEdge) async throws {
-        let (ana, anaAccount) = try await EndToEndMessagingTests.member(edge)
-        let (ben, benAccount) = try await EndToEndMessagingTests.member(edge)
-        let (admin, adminAccount) = try await EndToEndMessagingTests.member(edge)
+    /// The call, between members `member` makes (signed up through the edge by one transport).
+    static func run(_ edge: NginxEdge,
+                    member: (NginxEdge) async throws -> (GatewayClient, Identity.Account) = EndToEndMessagingTests.member)
+        async throws {
+        let (ana, anaAccount) = try await member(edge)
+        let (ben, benAccount) = try await member(edge)
+        let (admin, adminAccount) = try await member(edge)
         defer { [ana, ben, admin].forEach { $0.close() } }
         let grant = try await Subprocess.run(
             try RepositoryPaths.builtExecutable("identity"),
@@ -59,11 +62,22 @@ import Testing
         #expect(refused?.code == .permissionDenied && refused?.callReason == .videoCallsNotInTier)
         #expect(refused?.details["tier_display_name"] == "ÉLITE")
 
-        let caller = try await ana.calls.ring(conversationID: match.matchID)
+        var caller = try await ana.calls.ring(conversationID: match.matchID)
         #expect(caller.call.state == .ringing && caller.call.calleeID == benAccount.id)
         try await caller.sendOffer(sdp: "v=0 offer from ana")
         try await caller.send(candidate: Calls.IceCandidate(candidate: "candidate:1 1 udp 1 192.0.2.1 5000 typ host",
                                                             sdpMid: "0"))
+        // Only the callee accepts: the refusal ends the caller's session (on Signal's stream
+        // through its iteration, by Send from the method too), the call rings on, the caller
+        // joins again.
+        let ringingCaller = caller
+        let notCallee = await gatewayError {
+            try await ringingCaller.accept()
+            for try await _ in ringingCaller {}
+        }
+        #expect(notCallee?.code == .failedPrecondition && notCallee?.callReason == .notTheCallee)
+        caller = try await ana.calls.join(callID: caller.call.callID)
+        #expect(caller.call.state == .ringing)
         let incoming = try await benInbox.first { event in
             if case .callUpdated(let updated)? = event.event { updated.call?.state == .ringing } else { false }
         }

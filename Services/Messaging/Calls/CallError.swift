@@ -19,6 +19,8 @@ enum CallError: Error, Sendable, Equatable, RPCErrorConvertible {
     case emptySignal
     case tooManySignals(limit: Int32)
     case attachedElsewhere
+    case notAttached
+    case sendActionMissing
 
     typealias Reason = Calls.CallErrorReason
 
@@ -47,6 +49,9 @@ enum CallError: Error, Sendable, Equatable, RPCErrorConvertible {
         case .tooManySignals(let limit):
             RPCError(Reason.tooManySignals, message: "a call carries at most \(limit) signals", details: ["limit": String(limit)])
         case .attachedElsewhere: RPCError(Reason.callAttachedElsewhere, message: "another stream took this side of the call")
+        case .notAttached:
+            RPCError(Reason.callNotAttached, message: "no stream of yours is attached to this call: Attach with CallJoin first")
+        case .sendActionMissing: RPCError(Reason.sendActionMissing, message: "a SendRequest carries one action")
         }
     }
 }

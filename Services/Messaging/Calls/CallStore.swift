@@ -165,12 +165,14 @@ struct CallStore: Sendable {
     }
 
     /// `side`'s stream `attachment` ended without hanging up: the side has the grace from now
-    /// to re-attach (unless another stream took it over already).
+    /// to re-attach (unless another stream took it over already), and no stream attached
+    /// meanwhile (a Send is refused until it re-attaches).
     func detach(_ call: UUID, side: CallRow.Side, attachment: UUID, on connection: Connection) async throws {
         let prefix = side == .caller ? "caller" : "callee"
         _ = try await connection.execute("""
             UPDATE messaging.calls
-            SET \(prefix)_alive_until = least(\(prefix)_alive_until, now() + $3::int8 * interval '1 microsecond')
+            SET \(prefix)_alive_until = least(\(prefix)_alive_until, now() + $3::int8 * interval '1 microsecond'),
+                \(prefix)_stream = NULL
             WHERE id = $1 AND \(prefix)_stream = $2 AND state IN (1, 2)
             """, [.uuid(call), .uuid(attachment), .int64(settings.grace.microseconds)])
     }

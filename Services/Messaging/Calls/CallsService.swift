@@ -8,8 +8,10 @@ import RPC
 /// joins; then two tasks run until the call ends: one applies the side's messages (each in a
 /// transaction under the call's row lock), the other sends the side what changed — the call's
 /// state and the other side's signals after the side's read marker — whenever the call's
-/// generation moves (`CallWakeups`), refreshing the side's presence at each heartbeat. Rules are
-/// documented in calls.proto.
+/// generation moves (`CallWakeups`), refreshing the side's presence at each heartbeat. Attach
+/// and Send are the same two halves for transports without bidirectional streams: Attach runs
+/// Signal's stream without its messages, Send applies one message through the same `apply` as
+/// the side's attached stream. Rules are documented in calls.proto.
 struct CallsService: CallsProvider {
     let pool: PostgresPool
     let tiers: TierCatalog
@@ -21,19 +23,64 @@ struct CallsService: CallsProvider {
     func signal(_ requests: RequestStream<Calls.SignalRequest>, writer: ResponseWriter<Calls.SignalResponse>,
                 context: ServerCallContext) async throws {
         let caller = try context.requireAccount()
-        let account = try caller.accountUUID()
         var iterator = requests.makeAsyncIterator()
         guard let first = try await iterator.next() else { throw CallError.firstMessageRingOrJoin }
+        let role: Calls.AttachRequest.Role
+        switch first.action {
+        case .ring(let ring): role = .ring(ring)
+        case .join(let join): role = .join(join)
+        default: throw CallError.firstMessageRingOrJoin
+        }
+        try await attached(role, caller: caller, writer: writer, context: context) { leg in
+            var requests = requests.makeAsyncIterator()
+            while let request = try await requests.next() { _ = try await apply(request.action, as: .leg(leg)) }
+        }
+    }
+
+    /// Signal's first message and its response side; the side's later messages come by `send`.
+    func attach(_ request: Calls.AttachRequest, writer: ResponseWriter<Calls.SignalResponse>,
+                context: ServerCallContext) async throws {
+        let caller = try context.requireAccount()
+        guard let role = request.role else { throw CallError.firstMessageRingOrJoin }
+        try await attached(role, caller: caller, writer: writer, context: context, messages: nil)
+    }
+
+    /// One of Signal's later messages, applied as the side this account has attached.
+    func send(_ request: Calls.SendRequest, context: ServerCallContext) async throws -> Calls.SendResponse {
+        let caller = try context.requireAccount()
+        let account = try caller.accountUUID()
+        guard let id = UUID(uuidString: request.callID) else { throw CallError.invalidCallID }
+        let action: Calls.SignalRequest.Action
+        switch request.action {
+        case .accept(let accept): action = .accept(accept)
+        case .decline(let decline): action = .decline(decline)
+        case .hangUp(let hangUp): action = .hangUp(hangUp)
+        case .offer(let description): action = .offer(description)
+        case .answer(let description): action = .answer(description)
+        case .iceCandidate(let candidate): action = .iceCandidate(candidate)
+        case nil: throw CallError.sendActionMissing
+        }
+        var response = Calls.SendResponse()
+        let sequence = try await apply(action, as: .account(call: id, app: caller.app, account: account))
+        response.sequence = Int64(sequence ?? 0)
+        return response
+    }
+
+    /// Rings or joins as `role`, then runs the side's stream until the call ends: the
+    /// deliveries to `writer`, the token's expiry, and `messages` (Signal's later messages, run
+    /// with the side's leg; a half-close leaves the deliveries running until the call ends).
+    private func attached(_ role: Calls.AttachRequest.Role, caller: AuthenticatedAccount,
+                          writer: ResponseWriter<Calls.SignalResponse>, context: ServerCallContext,
+                          messages: (@Sendable (Leg) async throws -> Void)?) async throws {
+        let account = try caller.accountUUID()
         let attachment = UUID()
         let (callID, side): (UUID, CallRow.Side)
-        switch first.action {
+        switch role {
         case .ring(let ring):
             callID = try await self.ring(ring, app: caller.app, tier: caller.tier, account: account, attachment: attachment)
             side = .caller
         case .join(let join):
             (callID, side) = try await self.join(join, app: caller.app, account: account, attachment: attachment)
-        default:
-            throw CallError.firstMessageRingOrJoin
         }
         wakeups.watch(callID)
         defer { wakeups.unwatch(callID) }
@@ -41,10 +88,11 @@ struct CallsService: CallsProvider {
         let expiresAt = TokenExpiry.seconds(of: context)
         do {
             try await withThrowingTaskGroup(of: Bool.self) { group in
-                group.addTask {
-                    var requests = requests.makeAsyncIterator()
-                    while let request = try await requests.next() { try await apply(request, leg) }
-                    return false
+                if let messages {
+                    group.addTask {
+                        try await messages(leg)
+                        return false
+                    }
                 }
                 group.addTask {
                     try await deliver(leg, to: writer)
@@ -57,7 +105,6 @@ struct CallsService: CallsProvider {
                         throw MessagingError.tokenExpired
                     }
                 }
-                // A half-close leaves the deliveries running until the call ends.
                 while let callEnded = try await group.next() {
                     if callEnded { break }
                 }
@@ -77,6 +124,34 @@ struct CallsService: CallsProvider {
         let account: UUID
         let side: CallRow.Side
         let attachment: UUID
+    }
+
+    /// Who a message comes from: a stream's leg (Signal), or an account applying it as the
+    /// stream its side has attached (Send).
+    enum Sender: Sendable {
+        case leg(Leg)
+        case account(call: UUID, app: String, account: UUID)
+
+        var call: UUID {
+            switch self {
+            case .leg(let leg): leg.call
+            case .account(let call, _, _): call
+            }
+        }
+
+        var app: String {
+            switch self {
+            case .leg(let leg): leg.app
+            case .account(_, let app, _): app
+            }
+        }
+
+        var account: UUID {
+            switch self {
+            case .leg(let leg): leg.account
+            case .account(_, _, let account): account
+            }
+        }
     }
 
     private func ring(_ ring: Calls.CallRing, app: String, tier: String, account: UUID,
@@ -117,10 +192,11 @@ struct CallsService: CallsProvider {
         return (id, side)
     }
 
-    /// Applies one message of the side, under the call's row lock.
-    private func apply(_ request: Calls.SignalRequest, _ leg: Leg) async throws {
+    /// Applies one later message of a side (anything but a ring or a join), under the call's
+    /// row lock; returns the signal's sequence (nil for accept, decline, hang-up).
+    private func apply(_ action: Calls.SignalRequest.Action?, as sender: Sender) async throws -> Int32? {
         var signal = Calls.SignalResponse()
-        switch request.action {
+        switch action {
         case .offer(let description):
             try Self.check(description.sdp, limit: CallSettings.maxSDPBytes)
             signal.event = .offer(description)
@@ -140,36 +216,46 @@ struct CallsService: CallsProvider {
             break
         }
         // A refusal after an overdue call was ended commits the ending, then refuses.
-        let refusal: CallError? = try await pool.withTransaction { connection in
-            guard var call = try await store.load(leg.call, app: leg.app, lock: true, on: connection) else {
+        let (sequence, refusal): (Int32?, CallError?) = try await pool.withTransaction { connection in
+            guard var call = try await store.load(sender.call, app: sender.app, lock: true, on: connection) else {
                 throw CallError.notFound
             }
-            guard call.stream(of: leg.side) == leg.attachment else { throw CallError.attachedElsewhere }
+            let side: CallRow.Side
+            switch sender {
+            case .leg(let leg):
+                side = leg.side
+                guard call.stream(of: side) == leg.attachment else { throw CallError.attachedElsewhere }
+            case .account(_, _, let account):
+                guard let own = call.side(of: account) else { throw CallError.notInCall }
+                side = own
+                guard call.stream(of: side) != nil || !call.state.isLive else { throw CallError.notAttached }
+            }
             if let outcome = call.overdue {
                 call.end(outcome, by: nil)
                 try await store.save(call, on: connection)
                 try await store.announce(call, on: connection)
-                if case .hangUp? = request.action { return nil }
-                return CallError.wrongState(outcome)
+                if case .hangUp? = action { return (nil, nil) }
+                return (nil, CallError.wrongState(outcome))
             }
-            switch request.action {
+            switch action {
             case .accept:
-                try call.accept(by: leg.side)
+                try call.accept(by: side)
             case .decline:
-                try call.decline(by: leg.side)
+                try call.decline(by: side)
             case .hangUp:
-                guard call.hangUp(by: leg.side) else { return nil }
+                guard call.hangUp(by: side) else { return (nil, nil) }
             default:
-                let sequence = try call.takeSignalSequence(by: leg.side, limit: settings.maxSignals)
-                try await store.addSignal(signal, call: call, sender: leg.account, sequence: sequence, on: connection)
-                return nil
+                let sequence = try call.takeSignalSequence(by: side, limit: settings.maxSignals)
+                try await store.addSignal(signal, call: call, sender: sender.account, sequence: sequence, on: connection)
+                return (sequence, nil)
             }
             try await store.save(call, on: connection)
             try await store.announce(call, on: connection)
-            return nil
+            return (nil, nil)
         }
-        wakeups.bump(leg.call)
+        wakeups.bump(sender.call)
         if let refusal { throw refusal }
+        return sequence
     }
 
     private static func check(_ text: String, limit: Int) throws(CallError) {

@@ -28,6 +28,9 @@ final class GRPCWebConnection: GatewayConnection {
 
     deinit { session.invalidateAndCancel() }
 
+    /// Each call's requests go as one body before its response begins.
+    var carriesBidirectionalStreams: Bool { false }
+
     func openStream(path: String, kind: CallKind, options: CallOptions) async throws -> any ClientStream {
         guard kind.isHalfDuplex else {
             throw RPCError(code: .unimplemented,

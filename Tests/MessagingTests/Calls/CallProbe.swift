@@ -2,7 +2,8 @@ import Contracts
 import RPC
 import Synchronization
 
-/// One side's Signal stream in a test: everything it received, in order, and how it ended.
+/// One side's Signal stream (or Attach stream) in a test: everything it received, in order, and
+/// how it ended.
 final class CallProbe: Sendable {
     private struct State {
         var responses: [Calls.SignalResponse] = []
@@ -10,11 +11,14 @@ final class CallProbe: Sendable {
     }
 
     private let state = Mutex(State())
-    private let call: StreamingCall<Calls.SignalRequest, Calls.SignalResponse>
+    /// Signal's stream, to send on; nil for an Attach stream (its messages go by Send).
+    private let call: StreamingCall<Calls.SignalRequest, Calls.SignalResponse>?
+    private let cancelCall: @Sendable () -> Void
     private let reader = Mutex<Task<Void, Never>?>(nil)
 
-    private init(call: StreamingCall<Calls.SignalRequest, Calls.SignalResponse>) {
+    private init(call: StreamingCall<Calls.SignalRequest, Calls.SignalResponse>?, cancel: @escaping @Sendable () -> Void) {
         self.call = call
+        self.cancelCall = cancel
     }
 
     /// Rings the other member of `conversation` as `token`; waits for the first Call (throws
@@ -28,31 +32,54 @@ final class CallProbe: Sendable {
         try await open(client, token: token, first: .join(Calls.CallJoin(callID: id)))
     }
 
-    private static func open(_ client: CallsClient, token: String, first: Calls.SignalRequest.Action) async throws -> CallProbe {
-        let call = try await client.signal(options: .bearer(token))
-        let probe = CallProbe(call: call)
-        probe.reader.withLock {
-            $0 = Task {
-                do {
-                    for try await response in call { probe.state.withLock { $0.responses.append(response) } }
-                    let status = await call.status()
-                    probe.state.withLock { $0.end = status }
-                } catch {
-                    probe.state.withLock { $0.end = error as? RPCError ?? RPCError(code: .unknown, message: "\(error)") }
-                }
-            }
-        }
-        try await probe.send(first)
-        do {
-            _ = try await probe.firstCall(where: { _ in true })
-        } catch {
-            probe.cancel()
-            throw error
-        }
+    /// Attaches as `token` with `role` (Attach: ring or join); waits for the first Call.
+    static func attach(_ client: CallsClient, token: String, _ role: Calls.AttachRequest.Role?) async throws -> CallProbe {
+        var request = Calls.AttachRequest()
+        request.role = role
+        let call = try await client.attach(request, options: .bearer(token))
+        let probe = CallProbe(call: nil, cancel: { call.cancel() })
+        probe.read(call)
+        try await probe.started()
         return probe
     }
 
+    private static func open(_ client: CallsClient, token: String, first: Calls.SignalRequest.Action) async throws -> CallProbe {
+        let call = try await client.signal(options: .bearer(token))
+        let probe = CallProbe(call: call, cancel: { call.cancel() })
+        probe.read(call)
+        try await probe.send(first)
+        try await probe.started()
+        return probe
+    }
+
+    private func read<Request>(_ call: StreamingCall<Request, Calls.SignalResponse>) {
+        reader.withLock {
+            $0 = Task {
+                do {
+                    for try await response in call { self.state.withLock { $0.responses.append(response) } }
+                    let status = await call.status()
+                    self.state.withLock { $0.end = status }
+                } catch {
+                    self.state.withLock { $0.end = error as? RPCError ?? RPCError(code: .unknown, message: "\(error)") }
+                }
+            }
+        }
+    }
+
+    private func started() async throws {
+        do {
+            _ = try await firstCall(where: { _ in true })
+        } catch {
+            cancel()
+            throw error
+        }
+    }
+
+    /// Whether the stream has ended so far.
+    var ended: Bool { state.withLock { $0.end != nil } }
+
     func send(_ action: Calls.SignalRequest.Action) async throws {
+        guard let call else { throw RPCError(code: .internal, message: "an Attach stream's messages go by Send") }
         var request = Calls.SignalRequest()
         request.action = action
         try await call.send(request)
@@ -111,7 +138,7 @@ final class CallProbe: Sendable {
 
     /// Drops the stream, as an app losing its connection does.
     func cancel() {
-        call.cancel()
+        cancelCall()
         reader.withLock { $0?.cancel() }
     }
 }

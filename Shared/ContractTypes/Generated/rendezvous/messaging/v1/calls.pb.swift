@@ -412,6 +412,161 @@ public enum Calls {
         }
     }
 
+    /// Signal's first message, for a transport without bidirectional streams.
+    ///
+    /// `rendezvous.messaging.v1.AttachRequest`.
+    public struct AttachRequest: ProtoMessage, Hashable {
+        public var role: Role?
+
+        public init() {}
+
+        public init(role: Role? = nil) {
+            self.role = role
+        }
+
+        public func encode(to writer: inout ProtoWriter) {
+            if case .ring(let value)? = self.role { writer.writeMessage(field: 1, value) }
+            if case .join(let value)? = self.role { writer.writeMessage(field: 2, value) }
+        }
+
+        public mutating func decodeField(_ field: Int, from reader: inout ProtoReader) throws {
+            switch field {
+            case 1:
+                if case .ring(let existing)? = self.role {
+                    self.role = .ring(try reader.mergeMessage(existing))
+                } else {
+                    self.role = .ring(try reader.readMessage(CallRing.self))
+                }
+            case 2:
+                if case .join(let existing)? = self.role {
+                    self.role = .join(try reader.mergeMessage(existing))
+                } else {
+                    self.role = .join(try reader.readMessage(CallJoin.self))
+                }
+            default: try reader.skipField()
+            }
+        }
+
+        /// `oneof role` of `rendezvous.messaging.v1.AttachRequest`: at most one member is set.
+        public enum Role: Sendable, Hashable {
+            /// `CallRing ring = 1;`
+            case ring(CallRing)
+            /// `CallJoin join = 2;`
+            case join(CallJoin)
+        }
+    }
+
+    /// One of Signal's later messages, for the side of call_id this account has attached.
+    ///
+    /// `rendezvous.messaging.v1.SendRequest`.
+    public struct SendRequest: ProtoMessage, Hashable {
+        /// `string call_id = 1;`
+        public var callID: String = ""
+        public var action: Action?
+
+        public init() {}
+
+        public init(callID: String = "", action: Action? = nil) {
+            self.callID = callID
+            self.action = action
+        }
+
+        public func encode(to writer: inout ProtoWriter) {
+            if !self.callID.isEmpty { writer.writeString(field: 1, self.callID) }
+            if case .accept(let value)? = self.action { writer.writeMessage(field: 3, value) }
+            if case .decline(let value)? = self.action { writer.writeMessage(field: 4, value) }
+            if case .hangUp(let value)? = self.action { writer.writeMessage(field: 5, value) }
+            if case .offer(let value)? = self.action { writer.writeMessage(field: 6, value) }
+            if case .answer(let value)? = self.action { writer.writeMessage(field: 7, value) }
+            if case .iceCandidate(let value)? = self.action { writer.writeMessage(field: 8, value) }
+        }
+
+        public mutating func decodeField(_ field: Int, from reader: inout ProtoReader) throws {
+            switch field {
+            case 1: self.callID = try reader.readString()
+            case 3:
+                if case .accept(let existing)? = self.action {
+                    self.action = .accept(try reader.mergeMessage(existing))
+                } else {
+                    self.action = .accept(try reader.readMessage(CallAccept.self))
+                }
+            case 4:
+                if case .decline(let existing)? = self.action {
+                    self.action = .decline(try reader.mergeMessage(existing))
+                } else {
+                    self.action = .decline(try reader.readMessage(CallDecline.self))
+                }
+            case 5:
+                if case .hangUp(let existing)? = self.action {
+                    self.action = .hangUp(try reader.mergeMessage(existing))
+                } else {
+                    self.action = .hangUp(try reader.readMessage(CallHangUp.self))
+                }
+            case 6:
+                if case .offer(let existing)? = self.action {
+                    self.action = .offer(try reader.mergeMessage(existing))
+                } else {
+                    self.action = .offer(try reader.readMessage(SessionDescription.self))
+                }
+            case 7:
+                if case .answer(let existing)? = self.action {
+                    self.action = .answer(try reader.mergeMessage(existing))
+                } else {
+                    self.action = .answer(try reader.readMessage(SessionDescription.self))
+                }
+            case 8:
+                if case .iceCandidate(let existing)? = self.action {
+                    self.action = .iceCandidate(try reader.mergeMessage(existing))
+                } else {
+                    self.action = .iceCandidate(try reader.readMessage(IceCandidate.self))
+                }
+            default: try reader.skipField()
+            }
+        }
+
+        /// `oneof action` of `rendezvous.messaging.v1.SendRequest`: at most one member is set.
+        public enum Action: Sendable, Hashable {
+            /// `CallAccept accept = 3;`
+            case accept(CallAccept)
+            /// `CallDecline decline = 4;`
+            case decline(CallDecline)
+            /// `CallHangUp hang_up = 5;`
+            case hangUp(CallHangUp)
+            /// `SessionDescription offer = 6;`
+            case offer(SessionDescription)
+            /// `SessionDescription answer = 7;`
+            case answer(SessionDescription)
+            /// `IceCandidate ice_candidate = 8;`
+            case iceCandidate(IceCandidate)
+        }
+    }
+
+    /// `rendezvous.messaging.v1.SendResponse`.
+    public struct SendResponse: ProtoMessage, Hashable {
+        /// The signal's position among all the call's signals (SignalResponse.sequence on the other
+        /// side); 0 for accept, decline and hang-up.
+        ///
+        /// `int64 sequence = 1;`
+        public var sequence: Int64 = 0
+
+        public init() {}
+
+        public init(sequence: Int64 = 0) {
+            self.sequence = sequence
+        }
+
+        public func encode(to writer: inout ProtoWriter) {
+            if self.sequence != 0 { writer.writeInt64(field: 1, self.sequence) }
+        }
+
+        public mutating func decodeField(_ field: Int, from reader: inout ProtoReader) throws {
+            switch field {
+            case 1: self.sequence = try reader.readInt64()
+            default: try reader.skipField()
+            }
+        }
+    }
+
     /// `rendezvous.messaging.v1.CallState`; unknown numbers are kept.
     public struct CallState: ProtoEnum {
         public var rawValue: Int32
@@ -465,6 +620,10 @@ public enum Calls {
         public static let tooManySignals = CallErrorReason(rawValue: 14)
         /// Another stream attached to this side of the call.
         public static let callAttachedElsewhere = CallErrorReason(rawValue: 15)
+        /// A Send while this account has no stream attached to its side of the live call.
+        public static let callNotAttached = CallErrorReason(rawValue: 16)
+        /// A SendRequest without an action.
+        public static let sendActionMissing = CallErrorReason(rawValue: 17)
 
         /// The reason as ErrorInfo.reason spells it; nil for a number this contract does not know.
         public var name: String? {
@@ -484,6 +643,8 @@ public enum Calls {
             case 13: "EMPTY_SIGNAL"
             case 14: "TOO_MANY_SIGNALS"
             case 15: "CALL_ATTACHED_ELSEWHERE"
+            case 16: "CALL_NOT_ATTACHED"
+            case 17: "SEND_ACTION_MISSING"
             default: nil
             }
         }
@@ -506,6 +667,8 @@ public enum Calls {
             case 13: .invalidArgument
             case 14: .resourceExhausted
             case 15: .aborted
+            case 16: .failedPrecondition
+            case 17: .invalidArgument
             default: .unknown
             }
         }
@@ -528,6 +691,8 @@ public enum Calls {
             case "EMPTY_SIGNAL": self = .emptySignal
             case "TOO_MANY_SIGNALS": self = .tooManySignals
             case "CALL_ATTACHED_ELSEWHERE": self = .callAttachedElsewhere
+            case "CALL_NOT_ATTACHED": self = .callNotAttached
+            case "SEND_ACTION_MISSING": self = .sendActionMissing
             default: return nil
             }
         }
@@ -548,5 +713,22 @@ package struct CallsClient: Sendable {
     package func signal(options: CallOptions = CallOptions()) async throws
         -> StreamingCall<Calls.SignalRequest, Calls.SignalResponse> {
         try await client.bidirectional(path: "/rendezvous.messaging.v1.Calls/Signal", options: options)
+    }
+
+    /// Signal's first message and its whole response side, without the later messages: see the
+    /// header (Half-duplex).
+    ///
+    /// `/rendezvous.messaging.v1.Calls/Attach`, server streaming.
+    package func attach(_ request: Calls.AttachRequest, options: CallOptions = CallOptions()) async throws
+        -> StreamingCall<Calls.AttachRequest, Calls.SignalResponse> {
+        try await client.serverStreaming(path: "/rendezvous.messaging.v1.Calls/Attach", request: request, options: options)
+    }
+
+    /// One of Signal's later messages, applied as this account's attached side of call_id: see the
+    /// header (Half-duplex).
+    ///
+    /// `/rendezvous.messaging.v1.Calls/Send`, unary.
+    package func send(_ request: Calls.SendRequest, options: CallOptions = CallOptions()) async throws -> Calls.SendResponse {
+        try await client.unary(path: "/rendezvous.messaging.v1.Calls/Send", request: request, options: options).message
     }
 }

@@ -11,6 +11,18 @@ package protocol CallsProvider: RPCService {
     ///
     /// `/rendezvous.messaging.v1.Calls/Signal`, bidirectional streaming.
     func signal(_ requests: RequestStream<Calls.SignalRequest>, writer: ResponseWriter<Calls.SignalResponse>, context: ServerCallContext) async throws
+
+    /// Signal's first message and its whole response side, without the later messages: see the
+    /// header (Half-duplex).
+    ///
+    /// `/rendezvous.messaging.v1.Calls/Attach`, server streaming.
+    func attach(_ request: Calls.AttachRequest, writer: ResponseWriter<Calls.SignalResponse>, context: ServerCallContext) async throws
+
+    /// One of Signal's later messages, applied as this account's attached side of call_id: see the
+    /// header (Half-duplex).
+    ///
+    /// `/rendezvous.messaging.v1.Calls/Send`, unary.
+    func send(_ request: Calls.SendRequest, context: ServerCallContext) async throws -> Calls.SendResponse
 }
 
 extension CallsProvider {
@@ -20,6 +32,12 @@ extension CallsProvider {
     package func register(in router: inout RPCRouter) {
         router.bidirectional(serviceName, "Signal") { (requests: RequestStream<Calls.SignalRequest>, writer: ResponseWriter<Calls.SignalResponse>, context) in
             try await self.signal(requests, writer: writer, context: context)
+        }
+        router.serverStreaming(serviceName, "Attach") { (request: Calls.AttachRequest, writer: ResponseWriter<Calls.SignalResponse>, context) in
+            try await self.attach(request, writer: writer, context: context)
+        }
+        router.unary(serviceName, "Send") { (request: Calls.SendRequest, context) in
+            try await self.send(request, context: context)
         }
     }
 }
