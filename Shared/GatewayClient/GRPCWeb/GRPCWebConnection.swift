@@ -47,7 +47,7 @@ final class GRPCWebConnection: GatewayConnection {
         request.setValue("1", forHTTPHeaderField: "x-grpc-web")
         request.setValue("rendezvous-swift-grpc-web/1.0", forHTTPHeaderField: "x-user-agent")
         if let timeout = options.timeout {
-            request.setValue(GRPCTimeout.encode(nanoseconds: Self.nanoseconds(timeout)), forHTTPHeaderField: "grpc-timeout")
+            request.setValue(GRPCTimeout.encode(nanoseconds: GRPCTimeout.nanoseconds(timeout)), forHTTPHeaderField: "grpc-timeout")
             // URLSession's timeout is an idle timeout; the call's own timer enforces the deadline.
             request.timeoutInterval = max(1, Self.seconds(timeout) + 5)
         } else {
@@ -89,14 +89,6 @@ final class GRPCWebConnection: GatewayConnection {
     func register(_ call: any GRPCWebTaskHandler, for task: URLSessionTask) { router.register(call, for: task) }
 
     func unregister(_ task: URLSessionTask) { router.unregister(task) }
-
-    private static func nanoseconds(_ duration: Duration) -> UInt64 {
-        let (seconds, attoseconds) = duration.components
-        guard seconds >= 0 else { return 0 }
-        let (whole, overflow) = UInt64(seconds).multipliedReportingOverflow(by: 1_000_000_000)
-        let (total, carry) = whole.addingReportingOverflow(UInt64(max(0, attoseconds) / 1_000_000_000))
-        return overflow || carry ? UInt64.max : total
-    }
 
     private static func seconds(_ duration: Duration) -> Double {
         Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18

@@ -94,19 +94,10 @@ package final class RPCClient: Sendable {
             HTTP2Header("user-agent", "rendezvous-swift/1.0"),
         ]
         if options.compressRequests { head.append(HTTP2Header("grpc-encoding", "gzip")) }
-        let timeout = options.timeout.map { Self.nanoseconds($0) }
+        let timeout = options.timeout.map { GRPCTimeout.nanoseconds($0) }
         if let timeout { head.append(HTTP2Header("grpc-timeout", GRPCTimeout.encode(nanoseconds: timeout))) }
         options.metadata.append(to: &head)
         return ClientCall(connection: connection, head: head, compressRequests: options.compressRequests,
                           maxReceiveMessageSize: maxReceiveMessageSize, timeoutNanoseconds: timeout)
-    }
-
-    private static func nanoseconds(_ duration: Duration) -> UInt64 {
-        let (seconds, attoseconds) = duration.components
-        guard seconds >= 0 else { return 0 }
-        // Saturates: `.seconds(Int64.max)` means "practically never", not a trap.
-        let (whole, overflow) = UInt64(seconds).multipliedReportingOverflow(by: 1_000_000_000)
-        let (total, carry) = whole.addingReportingOverflow(UInt64(max(0, attoseconds) / 1_000_000_000))
-        return overflow || carry ? UInt64.max : total
     }
 }

@@ -23,6 +23,16 @@ package enum GRPCTimeout {
         return overflow ? UInt64.max : product
     }
 
+    /// `duration` in whole nanoseconds, saturating: `.seconds(Int64.max)` means "practically
+    /// never", not a trap; a negative duration is 0.
+    package static func nanoseconds(_ duration: Duration) -> UInt64 {
+        let (seconds, attoseconds) = duration.components
+        guard seconds >= 0 else { return 0 }
+        let (whole, overflow) = UInt64(seconds).multipliedReportingOverflow(by: 1_000_000_000)
+        let (total, carry) = whole.addingReportingOverflow(UInt64(max(0, attoseconds) / 1_000_000_000))
+        return overflow || carry ? UInt64.max : total
+    }
+
     /// Encodes a timeout in the largest unit that keeps it within 8 digits.
     package static func encode(nanoseconds: UInt64) -> String {
         let units: [(UInt64, String)] = [(1, "n"), (1_000, "u"), (1_000_000, "m"), (1_000_000_000, "S"),
