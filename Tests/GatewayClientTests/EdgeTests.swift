@@ -2,6 +2,7 @@ import Contracts
 import Foundation
 import GatewayClient
 import GatewayClientHTTP2
+import Journeys
 import RPC
 import TestSupport
 import Testing
@@ -259,20 +260,10 @@ import Testing
             let (ana, anaAccount) = try await EndToEndMessagingTests.member(edges[0])
             let (ben, benAccount) = try await EndToEndMessagingTests.member(edges[1])
             defer { [ana, ben].forEach { $0.close() } }
-            let benInbox = EndToEndMessagingTests.Inbox(ben)
+            let benInbox = Inbox(ben)
             defer { benInbox.stop() }
             try await benInbox.first { if case .ready? = $0.event { true } else { false } }
-            let deadline = ContinuousClock.now + .seconds(15)
-            var liked = false
-            while !liked, ContinuousClock.now < deadline {
-                do {
-                    _ = try await ana.discovery.swipe(accountID: benAccount.id, .like)
-                    liked = true
-                } catch {
-                    guard error.discoveryReason == .userNotFound else { throw error }
-                    try await Task.sleep(for: .milliseconds(50))
-                }
-            }
+            _ = try await EndToEndDiscoveryTests.like(benAccount.id, by: ana)
             let match = try #require(try await ben.discovery.swipe(accountID: anaAccount.id, .like).match)
             try await benInbox.first { if case .match? = $0.event { true } else { false } }
             let hello = try #require(try await ana.messaging.send(text: "From instance A", in: match.matchID).message)

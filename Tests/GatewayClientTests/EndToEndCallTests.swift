@@ -1,6 +1,7 @@
 import Contracts
 import Foundation
 import GatewayClient
+import Journeys
 import RPC
 import TestSupport
 import Testing
@@ -39,21 +40,11 @@ import Testing
         _ = try await admin.identity.refreshSession()
         _ = try await admin.membership.setTier(accountID: anaAccount.id, tier: "black")
         _ = try await ana.identity.refreshSession()
-        let benInbox = EndToEndMessagingTests.Inbox(ben)
+        let benInbox = Inbox(ben)
         defer { benInbox.stop() }
         try await benInbox.first { if case .ready? = $0.event { true } else { false } }
 
-        let deadline = ContinuousClock.now + .seconds(15)
-        var liked = false
-        while !liked, ContinuousClock.now < deadline {
-            do {
-                _ = try await ana.discovery.swipe(accountID: benAccount.id, .like)
-                liked = true
-            } catch {
-                guard error.discoveryReason == .userNotFound else { throw error }
-                try await Task.sleep(for: .milliseconds(50))
-            }
-        }
+        _ = try await EndToEndDiscoveryTests.like(benAccount.id, by: ana)
         let match = try #require(try await ben.discovery.swipe(accountID: anaAccount.id, .like).match)
         try await benInbox.first { if case .match? = $0.event { true } else { false } }
 

@@ -1,6 +1,7 @@
 import Contracts
 import Foundation
 import GatewayClient
+import Journeys
 import RPC
 import Synchronization
 import TestSupport
@@ -73,7 +74,7 @@ import Testing
             }
             #expect(wrong?.code == .unauthenticated && wrong?.identityReason == .invalidCredentials)
 
-            let (anaInbox, benInbox) = (EndToEndMessagingTests.Inbox(ana), EndToEndMessagingTests.Inbox(ben))
+            let (anaInbox, benInbox) = (Inbox(ana), Inbox(ben))
             defer {
                 anaInbox.stop()
                 benInbox.stop()
@@ -82,17 +83,7 @@ import Testing
             try await benInbox.first { if case .ready? = $0.event { true } else { false } }
 
             // Discovery learns of the profiles from identity's events; then a mutual like.
-            let deadline = ContinuousClock.now + .seconds(15)
-            var liked = false
-            while !liked, ContinuousClock.now < deadline {
-                do {
-                    _ = try await ana.discovery.swipe(accountID: benAccount.id, .like)
-                    liked = true
-                } catch {
-                    guard error.discoveryReason == .userNotFound else { throw error }
-                    try await Task.sleep(for: .milliseconds(50))
-                }
-            }
+            _ = try await EndToEndDiscoveryTests.like(benAccount.id, by: ana)
             let match = try #require(try await ben.discovery.swipe(accountID: anaAccount.id, .like).match)
             try await anaInbox.first { if case .match? = $0.event { true } else { false } }
             let hello = try #require(try await ana.messaging.send(text: "Over gRPC-Web?", in: match.matchID).message)

@@ -2,6 +2,7 @@ import Contracts
 import Foundation
 import GatewayClient
 import GatewayClientHTTP2
+import Journeys
 import RPC
 import Synchronization
 import TestSupport
@@ -10,42 +11,6 @@ import Testing
 /// Messaging as an app meets it: `GatewayClient` talking to the nginx edge, which routes to the
 /// real identity, discovery and messaging executables.
 @Suite(.serialized) struct EndToEndMessagingTests {
-    /// What one app's realtime subscription delivered, read by a task of its own.
-    final class Inbox: Sendable {
-        private final class Log: Sendable {
-            let events = Mutex<[Realtime.RealtimeEvent]>([])
-        }
-
-        private let log = Log()
-        private let task = Mutex<Task<Void, Never>?>(nil)
-
-        init(_ client: GatewayClient) {
-            let stream = client.realtime.events()
-            task.withLock {
-                $0 = Task { [log] in
-                    do {
-                        for try await event in stream { log.events.withLock { $0.append(event) } }
-                    } catch {}
-                }
-            }
-        }
-
-        var all: [Realtime.RealtimeEvent] { log.events.withLock { $0 } }
-
-        /// The first event that satisfies `predicate`, waiting up to 15 s.
-        @discardableResult
-        func first(where predicate: @Sendable (Realtime.RealtimeEvent) -> Bool) async throws -> Realtime.RealtimeEvent {
-            let deadline = ContinuousClock.now + .seconds(15)
-            while ContinuousClock.now < deadline {
-                if let found = log.events.withLock({ $0.first(where: predicate) }) { return found }
-                try await Task.sleep(for: .milliseconds(10))
-            }
-            throw RPCError(code: .deadlineExceeded, message: "no such realtime event")
-        }
-
-        func stop() { task.withLock { $0?.cancel() } }
-    }
-
     static func client(_ edge: NginxEdge) throws -> GatewayClient {
         try GatewayClient(configuration: GatewayConfiguration(host: "127.0.0.1", port: edge.port, security: .plaintext,
                                                               app: "elite", deviceName: "e2e"),
@@ -103,17 +68,7 @@ import Testing
         try await benInbox.first { if case .ready? = $0.event { true } else { false } }
 
         // Discovery learns of the profiles from identity's events; then a mutual like.
-        let deadline = ContinuousClock.now + .seconds(15)
-        var liked = false
-        while !liked, ContinuousClock.now < deadline {
-            do {
-                _ = try await ana.discovery.swipe(accountID: benAccount.id, .like)
-                liked = true
-            } catch {
-                guard error.discoveryReason == .userNotFound else { throw error }
-                try await Task.sleep(for: .milliseconds(50))
-            }
-        }
+        _ = try await EndToEndDiscoveryTests.like(benAccount.id, by: ana)
         let match = try #require(try await ben.discovery.swipe(accountID: anaAccount.id, .like).match)
         let opened = try await anaInbox.first { if case .match? = $0.event { true } else { false } }
         #expect(opened.event == .match(.init(conversation: { if case .match(let m)? = opened.event { m.conversation } else { nil } }(),

@@ -53,17 +53,7 @@ import Testing
         let refused = await gatewayError { _ = try await ben.push.setPreferences([.unspecified: true]) }
         #expect(refused?.code == .invalidArgument && refused?.pushReason == .invalidPushCategory)
 
-        let deadline = ContinuousClock.now + .seconds(15)
-        var liked = false
-        while !liked, ContinuousClock.now < deadline {
-            do {
-                _ = try await ana.discovery.swipe(accountID: benAccount.id, .like)
-                liked = true
-            } catch {
-                guard error.discoveryReason == .userNotFound else { throw error }
-                try await Task.sleep(for: .milliseconds(50))
-            }
-        }
+        _ = try await EndToEndDiscoveryTests.like(benAccount.id, by: ana)
         let match = try #require(try await ben.discovery.swipe(accountID: anaAccount.id, .like).match)
         let matchPush = try #require(try await fake.waitFor(benToken) { $0.contains { $0.category == "match" } }.first)
         #expect(matchPush.topic == "com.example.elite" && matchPush.pushType == "alert")

@@ -34,19 +34,6 @@ import Testing
                           tokenStore: store)
     }
 
-    /// A like that waits until discovery has learnt of the profile from identity's events.
-    static func like(_ client: GatewayClient, _ accountID: String) async throws -> Discovery.SwipeResponse {
-        let deadline = ContinuousClock.now + .seconds(15)
-        while true {
-            do {
-                return try await client.discovery.swipe(accountID: accountID, .like)
-            } catch {
-                guard error.discoveryReason == .userNotFound, ContinuousClock.now < deadline else { throw error }
-                try await Task.sleep(for: .milliseconds(50))
-            }
-        }
-    }
-
     @Test func actionsQueuedOffline_surviveARelaunch_andArriveInOrder_once() async throws {
         let stack = try await DiscoveryStack.start(withEdge: true, messagingInstances: 1)
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("rv-offline-\(UUID().uuidString)")
@@ -58,8 +45,8 @@ import Testing
             let (ben, benAccount, _) = try await Self.member(edge, folder: folder, name: "ben")
             let (eve, _, _) = try await Self.member(edge, folder: folder, name: "eve")
             defer { [ana, ben, eve].forEach { $0.close() } }
-            _ = try await Self.like(ben, anaAccount.id)
-            let eveWithBen = try await Self.like(eve, benAccount.id)
+            _ = try await EndToEndDiscoveryTests.like(anaAccount.id, by: ben)
+            let eveWithBen = try await EndToEndDiscoveryTests.like(benAccount.id, by: eve)
             #expect(eveWithBen.match == nil)
 
             // Offline, ana swipes ben (a match waiting to happen) and writes to a conversation

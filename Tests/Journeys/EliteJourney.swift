@@ -199,36 +199,3 @@ package struct EliteJourney {
                                                                    "photo_ids", "active"])
     }
 }
-
-/// What one client's realtime stream delivered, read by a task of its own.
-final class Inbox: Sendable {
-    private final class Log: Sendable {
-        let events = Mutex<[Realtime.RealtimeEvent]>([])
-    }
-
-    private let log = Log()
-    private let task = Mutex<Task<Void, Never>?>(nil)
-
-    init(_ client: GatewayClient) {
-        let stream = client.realtime.events()
-        task.withLock {
-            $0 = Task { [log] in
-                do {
-                    for try await event in stream { log.events.withLock { $0.append(event) } }
-                } catch {}
-            }
-        }
-    }
-
-    /// Waits (bounded) for an event that satisfies `predicate`.
-    func first(_ what: String, within patience: Duration, where predicate: (Realtime.RealtimeEvent) -> Bool) async throws {
-        let deadline = ContinuousClock.now + patience
-        while ContinuousClock.now < deadline {
-            if log.events.withLock({ $0.contains(where: predicate) }) { return }
-            try await Task.sleep(for: .milliseconds(10))
-        }
-        throw JourneyFailure("timed out waiting for \(what)")
-    }
-
-    func stop() { task.withLock { $0?.cancel() } }
-}
