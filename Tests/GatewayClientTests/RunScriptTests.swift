@@ -42,7 +42,7 @@ import Testing
             if service == "identity" { identityPorts = [port, port + 10] }
         }
         let output = folder.appendingPathComponent("run.log")
-        FileManager.default.createFile(atPath: output.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: output.path, contents: nil)
         let script = Process()
         // Started with no signal blocked, as from a terminal: Process hands the child this thread's
         // mask (our runtime blocks most signals), and bash cannot unblock SIGTERM itself.
