@@ -63,13 +63,17 @@ import TestSupport
         OutboxEvent(type: "Thing", app: "swivo", aggregateID: name, payload: Array(name.utf8))
     }
 
+    static func wanted(_ name: String) -> OutboxEvent {
+        OutboxEvent(type: "Wanted", app: "swivo", aggregateID: name, payload: [])
+    }
+
     static func committed(_ name: String, _ outbox: Outbox, _ pool: PostgresPool) async throws -> Int64 {
         try await pool.withTransaction { try await outbox.append(event(name), on: $0) }
     }
 
     static func read(_ outbox: Outbox, _ pool: PostgresPool, after cursor: Int64 = 0) async throws -> [String] {
         try await pool.withConnection { connection in
-            try await outbox.events(after: cursor, types: [], limit: 100, on: connection).map(\.aggregateID)
+            try await outbox.events(after: cursor, types: [], limit: 100, on: connection).events.map(\.aggregateID)
         }
     }
 
@@ -101,12 +105,70 @@ import TestSupport
         try await a.finish(commit: true)
         #expect(try await Self.read(count: 4, outbox, pool) == ["early", "a", "b", "c"])
         // Resuming from any cursor gives the rest of the same order.
-        let cursors = try await pool.withConnection { try await outbox.events(after: 0, types: [], limit: 10, on: $0).map(\.cursor) }
+        let cursors = try await pool.withConnection { try await outbox.events(after: 0, types: [], limit: 10, on: $0).events.map(\.cursor) }
         #expect(cursors == cursors.sorted() && Set(cursors).count == 4)
         for (index, cursor) in cursors.enumerated() {
             #expect(try await Self.read(count: 3 - index, outbox, pool, after: cursor) == Array(["early", "a", "b", "c"].dropFirst(index + 1)))
         }
         #expect(try await pool.withConnection { try await outbox.hasHeldBack(after: cursors.last ?? 0, on: $0) } == false)
+    }
+
+    /// A reader of some types only continues past the other types' events (a revocation feed
+    /// among thousands of profile updates reads each once, not at every wake-up), and still never
+    /// past an event of its types that a transaction held open may commit later.
+    @Test func aFilteredRead_continuesPastOtherTypes_butNeverPastAWriterHeldOpen() async throws {
+        let pool = try await TestDatabase.makePool(TestDatabase.configuration(poolSize: 6))
+        defer { pool.close() }
+        let outbox = try await Self.makeOutbox(pool)
+        let wanted = ["Wanted"]
+        var others: [Int64] = []
+        for index in 0..<5 { others.append(try await Self.committed("other \(index)", outbox, pool)) }
+
+        // Once the horizon passes them (at once, unless another transaction of the cluster is
+        // open), an empty read of the wanted type reads through the others.
+        let deadline = ContinuousClock.now + .seconds(5)
+        var batch = try await pool.withConnection { try await outbox.events(after: 0, types: wanted, limit: 10, on: $0) }
+        while batch.readThrough < others[4] && ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(10))
+            batch = try await pool.withConnection { try await outbox.events(after: 0, types: wanted, limit: 10, on: $0) }
+        }
+        #expect(batch.events.isEmpty)
+        #expect(batch.readThrough >= others[4])
+
+        let held = try await OpenTransaction(pool: pool) { try await outbox.append(Self.wanted("held"), on: $0) }
+        let later = try await pool.withTransaction { try await outbox.append(Self.wanted("later"), on: $0) }
+        _ = try await Self.committed("other after", outbox, pool)
+        let whileHeld = try await pool.withConnection {
+            try await outbox.events(after: batch.readThrough, types: wanted, limit: 10, on: $0)
+        }
+        #expect(whileHeld.events.isEmpty, "the later event waits behind the held one")
+        #expect(whileHeld.readThrough < later)
+        #expect(try await pool.withConnection { try await outbox.hasHeldBack(after: whileHeld.readThrough, types: wanted, on: $0) })
+
+        try await held.finish(commit: true)
+        var names: [String] = []
+        var cursor = whileHeld.readThrough
+        let until = ContinuousClock.now + .seconds(5)
+        while names.count < 2 && ContinuousClock.now < until {
+            let next = try await pool.withConnection { try await outbox.events(after: cursor, types: wanted, limit: 10, on: $0) }
+            names += next.events.map(\.aggregateID)
+            #expect(next.readThrough >= cursor)
+            cursor = next.readThrough
+            if names.count < 2 { try await Task.sleep(for: .milliseconds(10)) }
+        }
+        #expect(names == ["held", "later"])
+    }
+
+    /// A full batch reads through its last event only: what lies after it is not read yet.
+    @Test func aFullBatch_readsThroughItsLastEventOnly() async throws {
+        let pool = try await TestDatabase.makePool()
+        defer { pool.close() }
+        let outbox = try await Self.makeOutbox(pool)
+        for index in 0..<3 { _ = try await Self.committed("e\(index)", outbox, pool) }
+        _ = try await Self.read(count: 3, outbox, pool)
+        let batch = try await pool.withConnection { try await outbox.events(after: 0, types: [], limit: 2, on: $0) }
+        #expect(batch.events.map(\.aggregateID) == ["e0", "e1"])
+        #expect(batch.readThrough == batch.events[1].cursor)
     }
 
     @Test func aWriterThatRollsBack_releasesTheEventsBehindIt_andIsNeverSeen() async throws {
@@ -136,7 +198,7 @@ import TestSupport
         }
         #expect(cursors == cursors.sorted() && Set(cursors).count == 5)
         #expect(cursors.last! - cursors.first! == 4, "five consecutive ranks of one transaction")
-        let events = try await pool.withConnection { try await outbox.events(after: 0, types: [], limit: 10, on: $0) }
+        let events = try await pool.withConnection { try await outbox.events(after: 0, types: [], limit: 10, on: $0).events }
         #expect(events.map(\.aggregateID) == ["before", "ana", "ben", "cat", "after"])
         #expect(Set(events.map(\.id)).count == 5)
         #expect(events[1...3].allSatisfy { $0.payload == Array("ignored".utf8) && $0.type == "Thing" })

@@ -48,14 +48,16 @@ struct RealtimePushFollower: Sendable {
         try await pool.withTransaction { connection in
             let cursor: Int64 = try await connection.query(
                 "SELECT cursor FROM messaging.event_cursors WHERE source = $1 FOR UPDATE", [.text(Self.source)])[0].decode(0)
-            let events = try await feed.outbox.events(after: cursor, types: PushPlanner.realtimeTypes, limit: Self.batchSize,
-                                                      on: connection)
-            guard let last = events.last else { return 0 }
-            for event in events { try await planner.apply(event, source: "realtime", on: connection) }
+            let batch = try await feed.outbox.events(after: cursor, types: PushPlanner.realtimeTypes, limit: Self.batchSize,
+                                                     on: connection)
+            // The cursor moves only with events to plan (a read-only transaction commits without a
+            // WAL flush), then past the other types read with them, which are not scanned again.
+            guard !batch.events.isEmpty else { return 0 }
+            for event in batch.events { try await planner.apply(event, source: "realtime", on: connection) }
             _ = try await connection.execute(
                 "UPDATE messaging.event_cursors SET cursor = $2, updated_at = now() WHERE source = $1",
-                [.text(Self.source), .int64(last.cursor)])
-            return events.count
+                [.text(Self.source), .int64(batch.readThrough)])
+            return batch.events.count
         }
     }
 }

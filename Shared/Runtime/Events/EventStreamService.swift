@@ -60,15 +60,16 @@ package struct EventStreamService: EventStreamProvider {
             let seen = notifier.generation
             let (batch, heldBack) = try await pool.withConnection { connection in
                 let batch = try await outbox.events(after: cursor, types: request.types, limit: batchSize, on: connection)
-                let heldBack = batch.count < batchSize
-                    ? try await outbox.hasHeldBack(after: batch.last?.cursor ?? cursor, types: request.types, on: connection) : false
+                let heldBack = batch.events.count < batchSize
+                    ? try await outbox.hasHeldBack(after: batch.readThrough, types: request.types, on: connection) : false
                 return (batch, heldBack)
             }
-            for event in batch {
+            for event in batch.events {
                 try await handle(event)
                 cursor = event.cursor
             }
-            if batch.count < batchSize {
+            cursor = max(cursor, batch.readThrough)
+            if batch.events.count < batchSize {
                 await notifier.wait(after: seen, timeout: heldBack ? heldBackInterval : pollInterval)
             }
         }
