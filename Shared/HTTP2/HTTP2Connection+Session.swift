@@ -274,21 +274,21 @@ extension HTTP2Connection {
 private func withNameValues<R>(_ headers: [HTTP2Header], _ body: (UnsafePointer<nghttp2_nv>, Int) -> R) -> R {
     var storage: [UInt8] = []
     storage.reserveCapacity(headers.reduce(0) { $0 + $1.name.utf8.count + $1.value.utf8.count })
-    var ranges: [(Int, Int, Int, Int)] = []
+    var ranges: [(Int, Int, Int, Int, UInt8)] = []
     ranges.reserveCapacity(headers.count)
     for header in headers {
         let nameStart = storage.count
         storage.append(contentsOf: header.name.utf8)
         let valueStart = storage.count
         storage.append(contentsOf: header.value.utf8)
-        ranges.append((nameStart, valueStart - nameStart, valueStart, storage.count - valueStart))
+        let flags = header.isIndexed ? NGHTTP2_NV_FLAG_NONE : NGHTTP2_NV_FLAG_NO_INDEX
+        ranges.append((nameStart, valueStart - nameStart, valueStart, storage.count - valueStart, UInt8(flags.rawValue)))
     }
     return storage.withUnsafeMutableBufferPointer { bytes in
         // Safe: every range lies inside `storage`, which outlives the nv array's use in `body`.
         let base = bytes.baseAddress ?? UnsafeMutablePointer<UInt8>(bitPattern: 1)!
         let nvs = ranges.map { range in
-            nghttp2_nv(name: base + range.0, value: base + range.2, namelen: range.1, valuelen: range.3,
-                       flags: UInt8(NGHTTP2_NV_FLAG_NONE.rawValue))
+            nghttp2_nv(name: base + range.0, value: base + range.2, namelen: range.1, valuelen: range.3, flags: range.4)
         }
         // Safe: with no headers nghttp2 reads no element, so any aligned pointer will do.
         return nvs.withUnsafeBufferPointer { body($0.baseAddress ?? UnsafePointer(bitPattern: 8)!, $0.count) }

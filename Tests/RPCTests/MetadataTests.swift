@@ -72,6 +72,6 @@ import Testing
         metadata.addBinary([0x00, 0xFF, 0x80], forKey: "x-raw-bin")
         var headers: [HTTP2Header] = []
         metadata.append(to: &headers)
-        #expect(headers == [HTTP2Header("x-raw-bin", "AP+A")])
+        #expect(headers == [HTTP2Header("x-raw-bin", "AP+A", indexed: false)])
     }
 }

@@ -95,7 +95,7 @@ package final class RPCClient: Sendable {
         ]
         if options.compressRequests { head.append(HTTP2Header("grpc-encoding", "gzip")) }
         let timeout = options.timeout.map { GRPCTimeout.nanoseconds($0) }
-        if let timeout { head.append(HTTP2Header("grpc-timeout", GRPCTimeout.encode(nanoseconds: timeout))) }
+        if let timeout { head.append(HTTP2Header("grpc-timeout", GRPCTimeout.encode(nanoseconds: timeout), indexed: false)) }
         options.metadata.append(to: &head)
         return ClientCall(connection: connection, head: head, compressRequests: options.compressRequests,
                           maxReceiveMessageSize: maxReceiveMessageSize, timeoutNanoseconds: timeout)

@@ -7,8 +7,16 @@ extension Metadata {
         self.init(headerFields: headers.lazy.map { (name: $0.name, value: $0.value) })
     }
 
-    /// Appends this metadata as header fields, skipping reserved names.
+    /// Appends this metadata as header fields, skipping reserved names. Binary values and
+    /// request ids differ on every call, so they are kept out of the HPACK table
+    /// (`HTTP2Header.isIndexed`); the rest (a bearer token, say) is indexed and repeats cheaply.
     package func append(to headers: inout [HTTP2Header]) {
-        for field in headerFields { headers.append(HTTP2Header(field.name, field.value)) }
+        for field in headerFields {
+            let perCall = field.name.hasSuffix("-bin") || field.name == Self.requestIDKey
+            headers.append(HTTP2Header(field.name, field.value, indexed: !perCall))
+        }
     }
+
+    /// The request id's key (Runtime's `RequestID`), whose value is new on every call.
+    package static let requestIDKey = "x-request-id"
 }

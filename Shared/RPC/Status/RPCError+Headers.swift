@@ -6,10 +6,10 @@ extension RPCError {
     func appendStatusHeaders(to headers: inout [HTTP2Header]) {
         headers.append(HTTP2Header("grpc-status", String(code.rawValue)))
         if !message.isEmpty {
-            headers.append(HTTP2Header("grpc-message", PercentEncoding.encode(message)))
+            headers.append(HTTP2Header("grpc-message", PercentEncoding.encode(message), indexed: false))
         }
         if let details = statusDetailsBytes() {
-            headers.append(HTTP2Header("grpc-status-details-bin", Base64.encode(details)))
+            headers.append(HTTP2Header("grpc-status-details-bin", Base64.encode(details), indexed: false))
         }
         trailers.append(to: &headers)
     }

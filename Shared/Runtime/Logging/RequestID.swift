@@ -6,7 +6,7 @@ import Synchronization
 /// is sane, otherwise 32 random hex digits.
 package enum RequestID {
     /// The request and response metadata key.
-    package static let metadataKey = "x-request-id"
+    package static let metadataKey = Metadata.requestIDKey
     /// The key under which the id is stored in `ServerCallContext` values.
     package static let contextKey = "request-id"
 
