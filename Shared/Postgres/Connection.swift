@@ -18,6 +18,8 @@ package final class Connection: Sendable {
     private let driver: ConnectionDriver
     /// Actions to run once the current `inTransaction` commits; nil outside one.
     private let commitActions = Mutex<[@Sendable () -> Void]?>(nil)
+    /// Statements of the current `inTransaction` sent with its COMMIT, in one round trip.
+    private let commitStatements = Mutex<[PostgresStatement]>([])
     /// The `BEGIN` of the current `inTransaction`, not sent yet: it goes out in one round trip
     /// with the transaction's first statement (a pipeline), so a transaction costs one round
     /// trip less; a transaction that runs no statement sends neither it nor its COMMIT.
@@ -115,11 +117,34 @@ package final class Connection: Sendable {
         }
     }
 
-    func beginTrackingCommit() { commitActions.withLock { $0 = [] } }
+    /// Runs `statement` just before the COMMIT of the transaction this connection is in (one
+    /// begun by `PostgresPool.withTransaction`), in one pipeline with it: a write whose result
+    /// nobody reads (an outbox event) then costs no round trip of its own. If it fails, the
+    /// transaction rolls back and `withTransaction` throws its error. Returns false, and keeps
+    /// nothing, outside such a transaction: the caller runs the statement itself.
+    package func atCommit(_ statement: PostgresStatement) -> Bool {
+        guard commitActions.withLock({ $0 != nil }) else { return false }
+        commitStatements.withLock { $0.append(statement) }
+        return true
+    }
+
+    func beginTrackingCommit() {
+        commitActions.withLock { $0 = [] }
+        commitStatements.withLock { $0 = [] }
+    }
+
+    /// The statements queued by `atCommit`, handed over once.
+    func takeCommitStatements() -> [PostgresStatement] {
+        commitStatements.withLock { statements in
+            defer { statements = [] }
+            return statements
+        }
+    }
 
     /// The actions registered since `beginTrackingCommit`, handed over once; nil from then on.
     func endTrackingCommit() -> [@Sendable () -> Void] {
-        commitActions.withLock { actions in
+        commitStatements.withLock { $0 = [] }
+        return commitActions.withLock { actions in
             defer { actions = nil }
             return actions ?? []
         }

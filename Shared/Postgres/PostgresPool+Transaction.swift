@@ -61,8 +61,14 @@ extension Connection {
                 throw PostgresError(code: .sqlState(.inFailedSqlTransaction),
                                     context: "a statement failed inside the transaction")
             }
-            // A body that ran no statement began nothing: there is nothing to commit.
-            if !dropPendingBegin() { try await executeScript("COMMIT") }
+            let atCommit = takeCommitStatements()
+            if !atCommit.isEmpty {
+                // With a BEGIN still pending, it goes out in the same pipeline (`run`).
+                _ = try await run(.pipeline(atCommit + [PostgresStatement("COMMIT")]))
+            } else if !dropPendingBegin() {
+                // A body that ran no statement began nothing: there is nothing to commit.
+                try await executeScript("COMMIT")
+            }
             for action in endTrackingCommit() { action() }
             return value
         } catch {
