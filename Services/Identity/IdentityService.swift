@@ -222,7 +222,7 @@ struct IdentityService: IdentityProvider {
 
     /// `AccountCreated`, payload the `Account` message, in the sign-up's transaction.
     func appendAccountCreated(_ account: Identity.Account, on connection: Connection) async throws {
-        try await outbox.append(OutboxEvent(type: "AccountCreated", app: account.app, aggregateID: account.id,
+        try await outbox.appendAtCommit(OutboxEvent(type: "AccountCreated", app: account.app, aggregateID: account.id,
                                             payload: account.serializedBytes()), on: connection)
     }
 

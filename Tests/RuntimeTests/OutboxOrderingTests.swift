@@ -171,6 +171,45 @@ import TestSupport
         #expect(batch.readThrough == batch.events[1].cursor)
     }
 
+    /// Events sent with the COMMIT follow the transaction's events appended at once, in the
+    /// order of their calls, and never arrive for a transaction that rolled back.
+    @Test func eventsAppendedAtCommit_followTheImmediateOnes_inCallOrder_andRollBackWithTheirTransaction() async throws {
+        let pool = try await TestDatabase.makePool()
+        defer { pool.close() }
+        let outbox = try await Self.makeOutbox(pool)
+        try await pool.withTransaction { connection in
+            try await outbox.appendAtCommit(Self.event("second"), on: connection)
+            try await outbox.append(Self.event("first"), on: connection)
+            try await outbox.appendAtCommit(Self.event("ignored"), forEach: ["third", "fourth"], on: connection)
+        }
+        struct Boom: Error {}
+        await #expect(throws: Boom.self) {
+            try await pool.withTransaction { connection in
+                try await outbox.appendAtCommit(Self.event("rolled back"), on: connection)
+                throw Boom()
+            }
+        }
+        try await pool.withConnection { try await outbox.appendAtCommit(Self.event("autocommit"), on: $0) }
+        #expect(try await Self.read(count: 5, outbox, pool) == ["first", "second", "third", "fourth", "autocommit"])
+    }
+
+    /// A transaction past the last rank a cursor can hold fails, rather than dropping events
+    /// nobody would miss until a consumer did (an event sent with the COMMIT returns nothing).
+    @Test func aTransactionPastTheLastRank_failsWithoutWritingItsEvents() async throws {
+        let pool = try await TestDatabase.makePool()
+        defer { pool.close() }
+        let outbox = try await Self.makeOutbox(pool)
+        await #expect(throws: PostgresError.self) {
+            try await pool.withTransaction { connection in
+                _ = try await connection.query("SELECT set_config('rendezvous.outbox_rank', $1, true)",
+                                               [.text(String((1 << Outbox.rankBits) - 2))])
+                try await outbox.appendAtCommit(Self.event("last"), forEach: ["fits", "too many"], on: connection)
+            }
+        }
+        _ = try await Self.committed("after", outbox, pool)
+        #expect(try await Self.read(count: 1, outbox, pool) == ["after"])
+    }
+
     @Test func aWriterThatRollsBack_releasesTheEventsBehindIt_andIsNeverSeen() async throws {
         let pool = try await TestDatabase.makePool(TestDatabase.configuration(poolSize: 6))
         defer { pool.close() }

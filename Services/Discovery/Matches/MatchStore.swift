@@ -64,7 +64,7 @@ struct MatchStore: Sendable {
         event.accountIDs = [completer.uuidString.lowercased(), other.uuidString.lowercased()]
         event.matchedAt = Timestamp(microseconds: entry.createdAt)
         event.superLike = superLike
-        try await outbox.append(OutboxEvent(type: "MatchCreated", app: app, aggregateID: event.matchID,
+        try await outbox.appendAtCommit(OutboxEvent(type: "MatchCreated", app: app, aggregateID: event.matchID,
                                             payload: event.serializedBytes()), on: connection)
         return (entry, true)
     }
@@ -147,7 +147,7 @@ struct MatchStore: Sendable {
         event.endedBy = caller?.uuidString.lowercased() ?? ""
         event.reason = reason
         event.endedAt = Timestamp(microseconds: try rows[0].decode(0))
-        try await outbox.append(OutboxEvent(type: "MatchEnded", app: app, aggregateID: event.matchID,
+        try await outbox.appendAtCommit(OutboxEvent(type: "MatchEnded", app: app, aggregateID: event.matchID,
                                             payload: event.serializedBytes()), on: connection)
     }
 }

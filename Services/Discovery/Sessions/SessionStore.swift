@@ -108,7 +108,7 @@ struct SessionStore: Sendable {
         event.app = app
         event.accountID = account.uuidString.lowercased()
         event.joinedAt = Timestamp(microseconds: try rows[0].decode(0))
-        try await outbox.append(OutboxEvent(type: "SessionJoined", app: app, aggregateID: event.sessionID,
+        try await outbox.appendAtCommit(OutboxEvent(type: "SessionJoined", app: app, aggregateID: event.sessionID,
                                             payload: event.serializedBytes()), on: connection)
     }
 
@@ -134,7 +134,7 @@ struct SessionStore: Sendable {
         event.optionLabel = option.label
         event.participantIDs = try await participantIDs(of: session, on: connection)
         event.matchedAt = Timestamp(microseconds: try rows[0].decode(0))
-        try await outbox.append(OutboxEvent(type: "SessionMatched", app: app, aggregateID: event.sessionID,
+        try await outbox.appendAtCommit(OutboxEvent(type: "SessionMatched", app: app, aggregateID: event.sessionID,
                                             payload: event.serializedBytes()), on: connection)
     }
 
@@ -148,7 +148,7 @@ struct SessionStore: Sendable {
         event.app = app
         event.participantIDs = try await participantIDs(of: session, on: connection)
         event.closedAt = Timestamp(microseconds: try rows[0].decode(0))
-        try await outbox.append(OutboxEvent(type: "SessionClosed", app: app, aggregateID: event.sessionID,
+        try await outbox.appendAtCommit(OutboxEvent(type: "SessionClosed", app: app, aggregateID: event.sessionID,
                                             payload: event.serializedBytes()), on: connection)
     }
 

@@ -28,7 +28,7 @@ struct AccountDeletion: Sendable {
         if let phone { try await PhoneCodeStore.forget(app: app, phone: phone, on: connection) }
         let event = Identity.AccountDeleted(accountID: accountID.uuidString.lowercased(), app: app,
                                             deletedAt: Timestamp(deletedAt))
-        try await outbox.append(OutboxEvent(type: "AccountDeleted", app: app, aggregateID: event.accountID,
+        try await outbox.appendAtCommit(OutboxEvent(type: "AccountDeleted", app: app, aggregateID: event.accountID,
                                             payload: event.serializedBytes()), on: connection)
         let revoked = try await revocations.sessionsRevoked(sessions, accountID: accountID, app: app,
                                                             reason: .accountDeleted, on: connection)

@@ -171,7 +171,7 @@ struct ProfilesService: ProfilesProvider {
             throw IdentityError.accountNotFound
         }
         let payload = record.message(as: .owner)
-        try await outbox.append(OutboxEvent(type: "ProfileUpdated", app: app, aggregateID: payload.accountID,
+        try await outbox.appendAtCommit(OutboxEvent(type: "ProfileUpdated", app: app, aggregateID: payload.accountID,
                                             payload: payload.serializedBytes()), on: connection)
         return record
     }

@@ -77,7 +77,7 @@ struct SafetyService: SafetyProvider {
             event.blockedID = target.uuidString.lowercased()
             event.app = caller.app
             event.unblockedAt = Timestamp(microseconds: unblockedAt)
-            try await outbox.append(OutboxEvent(type: "UserUnblocked", app: caller.app, aggregateID: event.blockerID,
+            try await outbox.appendAtCommit(OutboxEvent(type: "UserUnblocked", app: caller.app, aggregateID: event.blockerID,
                                                 payload: event.serializedBytes()), on: connection)
             return Safety.UnblockResponse(unblocked: true)
         }
@@ -123,7 +123,7 @@ struct SafetyService: SafetyProvider {
                 event.reportedID = target.uuidString.lowercased()
                 event.reason = reason.message
                 event.reportedAt = Timestamp(microseconds: report.createdAt)
-                try await outbox.append(OutboxEvent(type: "UserReported", app: caller.app, aggregateID: event.reportedID,
+                try await outbox.appendAtCommit(OutboxEvent(type: "UserReported", app: caller.app, aggregateID: event.reportedID,
                                                     payload: event.serializedBytes()), on: connection)
             }
             if request.alsoBlock {
@@ -179,7 +179,7 @@ struct SafetyService: SafetyProvider {
             event.blockedID = blocked.uuidString.lowercased()
             event.app = app
             event.blockedAt = Timestamp(microseconds: blockedAt)
-            try await outbox.append(OutboxEvent(type: "UserBlocked", app: app, aggregateID: event.blockerID,
+            try await outbox.appendAtCommit(OutboxEvent(type: "UserBlocked", app: app, aggregateID: event.blockerID,
                                                 payload: event.serializedBytes()), on: connection)
         }
         return blockedAt

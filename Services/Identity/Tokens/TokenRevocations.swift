@@ -38,7 +38,7 @@ struct TokenRevocations: Sendable {
         event.reason = reason.rawValue
         event.revokedAt = Timestamp(milliseconds: RevocationList.milliseconds(now))
         event.validUntil = Timestamp(milliseconds: RevocationList.milliseconds(now) + accessTokenLifetime * 1000)
-        try await outbox.append(OutboxEvent(type: "SessionsRevoked", app: app, aggregateID: event.accountID,
+        try await outbox.appendAtCommit(OutboxEvent(type: "SessionsRevoked", app: app, aggregateID: event.accountID,
                                             payload: event.serializedBytes()), on: connection)
         return event
     }
@@ -54,7 +54,7 @@ struct TokenRevocations: Sendable {
         event.changed = changed
         event.notBefore = Timestamp(milliseconds: RevocationList.milliseconds(now))
         event.validUntil = Timestamp(milliseconds: RevocationList.milliseconds(now) + accessTokenLifetime * 1000)
-        try await outbox.append(OutboxEvent(type: "AccountClaimsChanged", app: app, aggregateID: event.accountID,
+        try await outbox.appendAtCommit(OutboxEvent(type: "AccountClaimsChanged", app: app, aggregateID: event.accountID,
                                             payload: event.serializedBytes()), on: connection)
         list?.claimsChanged(accountID: event.accountID, notBefore: RevocationList.milliseconds(now),
                             validUntil: RevocationList.milliseconds(now) + accessTokenLifetime * 1000)

@@ -43,7 +43,7 @@ struct EventStore: Sendable {
                                                    [.uuid(event)]).first else { return }
         let changed = Momento.EventCountersChanged(eventID: event.uuidString.lowercased(), memberCount: try row.decode(1),
                                                    photoCount: try row.decode(2))
-        try await outbox.append(OutboxEvent(type: "EventCountersChanged", app: try row.decode(0), aggregateID: changed.eventID,
+        try await outbox.appendAtCommit(OutboxEvent(type: "EventCountersChanged", app: try row.decode(0), aggregateID: changed.eventID,
                                             payload: changed.serializedBytes()), on: connection)
     }
 

@@ -52,7 +52,7 @@ struct RevealJob: Sendable {
                 event.revealedAt = Timestamp(microseconds: try row.decode(4))
                 event.memberIDs = try row.decode(5)
                 event.galleryLink = "momento://event/\(event.eventID)/gallery"
-                try await outbox.append(OutboxEvent(type: "EventRevealed", app: event.app, aggregateID: event.eventID,
+                try await outbox.appendAtCommit(OutboxEvent(type: "EventRevealed", app: event.app, aggregateID: event.eventID,
                                                     payload: event.serializedBytes()), on: connection)
             }
             return rows.count

@@ -216,7 +216,7 @@ struct EncounterStore: Sendable {
                                                         accountID: award.account.uuidString.lowercased(),
                                                         reason: award.reason, app: row.app,
                                                         earnedAt: Timestamp(microseconds: row.now))
-            try await outbox.append(OutboxEvent(type: "EncounterAwardEarned", app: row.app,
+            try await outbox.appendAtCommit(OutboxEvent(type: "EncounterAwardEarned", app: row.app,
                                                 aggregateID: row.id.uuidString.lowercased(),
                                                 payload: event.serializedBytes()), on: connection)
         }

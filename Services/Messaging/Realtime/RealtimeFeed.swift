@@ -14,7 +14,7 @@ struct RealtimeFeed: Sendable {
     /// Appends `event` (cursor and time unset: the outbox gives them) to each recipient's stream.
     func publish(_ event: Realtime.RealtimeEvent, type: String, app: String, to recipients: [UUID],
                  on connection: Connection) async throws {
-        try await outbox.append(OutboxEvent(type: type, app: app, aggregateID: "", payload: event.serializedBytes()),
+        try await outbox.appendAtCommit(OutboxEvent(type: type, app: app, aggregateID: "", payload: event.serializedBytes()),
                                 forEach: recipients.map { $0.uuidString.lowercased() }, on: connection)
     }
 

@@ -95,7 +95,7 @@ struct ApplicationStore: Sendable {
         event.app = app
         event.accountID = application.accountID
         event.submittedAt = application.submittedAt
-        try await outbox.append(OutboxEvent(type: "ApplicationSubmitted", app: app, aggregateID: application.id,
+        try await outbox.appendAtCommit(OutboxEvent(type: "ApplicationSubmitted", app: app, aggregateID: application.id,
                                             payload: event.serializedBytes()), on: connection)
         return application
     }
@@ -114,7 +114,7 @@ struct ApplicationStore: Sendable {
         event.from = application.status
         event.to = status
         event.changedAt = changed.updatedAt
-        try await outbox.append(OutboxEvent(type: "ApplicationStatusChanged", app: app, aggregateID: changed.id,
+        try await outbox.appendAtCommit(OutboxEvent(type: "ApplicationStatusChanged", app: app, aggregateID: changed.id,
                                             payload: event.serializedBytes()), on: connection)
         return changed
     }

@@ -128,7 +128,7 @@ struct EpisodeStore: Sendable {
         event.number = episode.number
         event.title = episode.title
         event.publishedAt = episode.publishedAt
-        try await outbox.append(OutboxEvent(type: "EpisodePublished", app: app, aggregateID: episode.id,
+        try await outbox.appendAtCommit(OutboxEvent(type: "EpisodePublished", app: app, aggregateID: episode.id,
                                             payload: event.serializedBytes()), on: connection)
     }
 

@@ -35,15 +35,16 @@ struct BenchService: BenchProvider {
     func upsertProfile(_ request: Bench.UpsertProfileRequest, context: ServerCallContext) async throws
         -> Bench.UpsertProfileResponse {
         let id = Int32.random(in: 1...100_000)
-        let cursor = try await pool.withTransaction { connection -> Int64 in
+        // The event goes out with the COMMIT, as every service's do (`Outbox.appendAtCommit`).
+        try await pool.withTransaction { connection in
             try await connection.execute("""
                 INSERT INTO testsvc.bench_profiles (id, bio) VALUES ($1, $2)
                 ON CONFLICT (id) DO UPDATE SET bio = excluded.bio, updates = bench_profiles.updates + 1, updated_at = now()
                 """, [.int32(id), .text(request.bio)])
-            guard request.withEvent else { return 0 }
-            return try await outbox.append(OutboxEvent(type: "ProfileUpdated", app: "bench", aggregateID: String(id),
-                                                       payload: Array(request.bio.utf8)), on: connection)
+            guard request.withEvent else { return }
+            try await outbox.appendAtCommit(OutboxEvent(type: "ProfileUpdated", app: "bench", aggregateID: String(id),
+                                                        payload: Array(request.bio.utf8)), on: connection)
         }
-        return .init(id: id, cursor: cursor)
+        return .init(id: id, cursor: 0)
     }
 }

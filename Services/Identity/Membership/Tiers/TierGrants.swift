@@ -96,7 +96,7 @@ enum TierGrants {
             event.tier = tier.name
             event.previousTier = previous
             event.expiresAt = tier.expiresAt.map(Timestamp.init)
-            try await outbox.append(OutboxEvent(type: "TierChanged", app: app, aggregateID: event.accountID,
+            try await outbox.appendAtCommit(OutboxEvent(type: "TierChanged", app: app, aggregateID: event.accountID,
                                                 payload: event.serializedBytes()), on: connection)
             try await TokenRevocations(outbox: outbox, list: revocationList).claimsChanged(accountID: accountID, app: app, changed: "tier",
                                                                      on: connection)

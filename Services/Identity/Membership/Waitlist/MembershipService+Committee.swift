@@ -85,7 +85,7 @@ extension MembershipService {
                 event = OutboxEvent(type: "MembershipRejected", app: caller.app, aggregateID: id,
                                     payload: rejected.serializedBytes())
             }
-            try await outbox.append(event, on: connection)
+            try await outbox.appendAtCommit(event, on: connection)
             try await TokenRevocations(outbox: outbox, list: revocationList).claimsChanged(accountID: accountID, app: caller.app,
                                                                      changed: "membership_status", on: connection)
             return Membership.MembershipDecision(accountID: id, membershipStatus: status, decidedAt: Timestamp(decidedAt))

@@ -38,7 +38,7 @@ public enum Bench {
     public struct UpsertProfileResponse: ProtoMessage, Hashable {
         /// `int32 id = 1;`
         public var id: Int32 = 0
-        /// The event's cursor; 0 without one.
+        /// The event's cursor; 0 without one, or when it went out with the commit (as services send theirs).
         ///
         /// `int64 cursor = 2;`
         public var cursor: Int64 = 0
