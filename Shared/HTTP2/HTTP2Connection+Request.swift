@@ -1,3 +1,4 @@
+internal import CNGHTTP2
 import Synchronization
 
 /// A whole HTTP/2 response: status, header fields and body.
@@ -95,5 +96,17 @@ private final class ResponseCollector: HTTP2StreamDelegate, @unchecked Sendable 
     func didClose(errorCode: UInt32) {
         finish(.failure(HTTP2RequestError(reason: headReceived ? "stream closed early (code \(errorCode))"
                                                                 : "stream closed before a response (code \(errorCode))")))
+    }
+}
+
+extension HTTP2Connection {
+    /// Bytes held by this side's HPACK encoder table (RFC 7541 §4.1): what the header fields
+    /// sent so far left indexed for the peer. Any thread.
+    package func encoderTableSize() async -> Int {
+        await withCheckedContinuation { continuation in
+            loop.execute {
+                continuation.resume(returning: self.session.map { nghttp2_session_get_hd_deflate_dynamic_table_size($0) } ?? 0)
+            }
+        }
     }
 }
