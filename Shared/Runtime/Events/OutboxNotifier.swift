@@ -8,8 +8,10 @@ import Synchronization
 /// every event-writing commit take Postgres's database-wide notification lock until its commit
 /// record is flushed — one commit at a time again. So `Outbox.append` registers the commit
 /// instead (`Connection.afterCommit`): the notifier wakes this process's watchers at once and
-/// sends `pg_notify` for the other instances from a connection of its own, one at a time, a
-/// commit arriving while one is in flight folding into the next.
+/// sends `pg_notify` for the other instances from a connection of its own, one at a time and
+/// at most one per `notifyInterval`, the commits in between folding into the next. (A NOTIFY
+/// is a transaction that waits for its commit record's flush: one per commit of a busy writer
+/// doubled its commits.)
 package final class OutboxNotifier: Sendable {
     private struct State {
         var generation: UInt64 = 0
@@ -25,6 +27,9 @@ package final class OutboxNotifier: Sendable {
     private static let registry = Mutex<[String: OutboxNotifier]>([:])
 
     package let channel: String
+    /// The least time between two NOTIFYs to the other instances: what a commit's wake-up may
+    /// wait there beyond the NOTIFY's own round trip.
+    package static let notifyInterval: Duration = .milliseconds(2)
     private let state = Mutex(State())
     private let listener: PostgresListener
     private let sendingPool: PostgresPool
@@ -85,6 +90,7 @@ package final class OutboxNotifier: Sendable {
             state.withLock { $0.notifyPending = false }
             do {
                 _ = try await sendingPool.withConnection { try await $0.query("SELECT pg_notify($1, '')", [.text(channel)]) }
+                try? await Task.sleep(for: Self.notifyInterval)
             } catch {
                 state.withLock { $0.notifyPending = true }
                 try? await Task.sleep(for: .milliseconds(100))
