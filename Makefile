@@ -67,7 +67,7 @@ run: release db-start
 
 ## bench: RPC benchmarks over the wire (h2load): throughput, latency percentiles, CPU and memory,
 ## and the runtime's per-call overhead next to a bare server; then the DB-backed RPC next to
-## pgbench on the same cluster; then identity's sign-in, refresh and read workloads and an event
+## pgbench on the same cluster and identity's authenticated GetAccount next to it (h2load both); then identity's sign-in, refresh and read workloads and an event
 ## consumer's catch-up (identity-bench, our own gRPC client); then discovery's feed over 100k profiles;
 ## then production's season P&L over 10,000 entries, the membrane query and consent capture;
 ## then messaging's sends with 1,000 open realtime streams (send → delivery latency);

@@ -6,6 +6,10 @@ clients on the same cluster and the same table (testsvc.pgbench_accounts, role r
 h2load sends one fixed request body, so every RPC reads the same row; pgbench -S reads random
 rows. At scale 10 the whole table sits in shared_buffers, so both measure cached reads.
 
+Next to each bare run, identity's authenticated GetAccount (bearer-token verification, the
+account's row with its credentials) driven the same way by h2load with one access token, so the
+ratio the platform work targets compares two servers under one load generator in one run.
+
 Then the outbox's cost: UpsertProfile (a profile-shaped upsert of a random row) with and without
 a ProfileUpdated event appended in its transaction, at 16 and 64 streams in the same run, and the
 event delivery lag while events are written at 64 streams: a WatchEvents subscriber (grpcio, the
@@ -126,6 +130,81 @@ def h2load_run(url, body_file, clients, per_client, log_file, server):
     return rps, failed, latencies_us(log_file), cpu
 
 
+IDENTITY_PASSWORD = os.environ.get("RV_PG_PASSWORD_IDENTITY", "rv_identity_local")
+
+
+def read_fields(data):
+    """The length-delimited fields of a protobuf message, by number (enough for AuthSession)."""
+    fields, index = {}, 0
+    while index < len(data):
+        key, index = read_varint(data, index)
+        number, wire = key >> 3, key & 7
+        if wire == 0:
+            _, index = read_varint(data, index)
+        elif wire == 2:
+            length, index = read_varint(data, index)
+            fields[number] = data[index:index + length]
+            index += length
+        elif wire in (1, 5):
+            index += 8 if wire == 1 else 4
+        else:
+            raise ValueError(f"wire type {wire}")
+    return fields
+
+
+def read_varint(data, index):
+    value, shift = 0, 0
+    while True:
+        byte = data[index]
+        index += 1
+        value |= (byte & 0x7F) << shift
+        if byte < 0x80:
+            return value, index
+        shift += 7
+
+
+def start_identity():
+    """identity (release) on free ports, and an anonymous member's access token."""
+    import grpc
+    path = os.path.join(ROOT, ".build/release/identity")
+    if not os.path.exists(path):
+        sys.exit(f"{path} not built: swift build -c release")
+    port = free_port()
+    env = dict(os.environ, RV_IDENTITY_PORT=str(port), RV_IDENTITY_ADMIN_PORT=str(free_port()), RV_LOG_LEVEL="warning",
+               RV_PG_URL_IDENTITY=f"postgresql://rv_identity:{IDENTITY_PASSWORD}@{PG_HOST}:{PG_PORT}/{PG_DB}")
+    server = subprocess.Popen([path], env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    wait_for_listening(server)
+    request = b"\x0a\x05swivo" + b"\x12\x05bench"  # SignInAnonymouslyRequest{app: "swivo", device_name: "bench"}
+    with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
+        session = channel.unary_unary("/rendezvous.identity.v1.Identity/SignInAnonymously")(request, timeout=10)
+    return server, port, read_fields(session)[2].decode()
+
+
+def stop(server):
+    server.send_signal(signal.SIGTERM)
+    try:
+        server.wait(timeout=15)
+    except subprocess.TimeoutExpired:
+        server.kill()
+
+
+def h2load_get(url, body_file, streams, log_file, server, extra_headers=()):
+    """GetAccount at `streams` (16 connections); (req/s, failed, latencies, server CPU %, data bytes per answer)."""
+    clients, per_client = 16, streams // 16
+    headers = ["-H", "content-type: application/grpc", "-H", "te: trailers", *extra_headers]
+    cpu_before, wall_before = cpu_seconds(server.pid), time.monotonic()
+    result = subprocess.run(["h2load", "-D", str(SECONDS), "-c", str(clients), "-m", str(per_client), "-t", "1",
+                             *headers, "-d", body_file, "--log-file", log_file, url],
+                            capture_output=True, text=True, timeout=SECONDS + 120)
+    cpu = 100.0 * (cpu_seconds(server.pid) - cpu_before) / (time.monotonic() - wall_before)
+    rps, ok, failed = parse_summary(result.stdout)
+    data = 0
+    for line in result.stdout.splitlines():
+        if line.strip().startswith("traffic:"):  # traffic: … total, … headers (…), 821.79KB (841511) data
+            data = int(line.rsplit("(", 1)[1].split(")")[0])
+    return rps, failed, latencies_us(log_file), cpu, data / ok if ok else 0
+
+
 def outbox_cost(port, work, server):
     """UpsertProfile with and without its event, then the delivery lag; returns failed requests."""
     url = f"http://127.0.0.1:{port}/rendezvous.bench.v1.Bench/UpsertProfile"
@@ -189,24 +268,47 @@ def main():
         headers = ["-H", "content-type: application/grpc", "-H", "te: trailers"]
         subprocess.run(["h2load", "-n", "20000", "-c", "4", "-m", "4", *headers, "-d", body_file, url],
                        capture_output=True, timeout=120)  # warm-up: pool connections, prepared statements
-        for streams, clients, per_client in [(16, 16, 1), (64, 16, 4)]:
-            log_file = os.path.join(work, f"h2load-{streams}.log")
-            cpu_before, wall_before = cpu_seconds(server.pid), time.monotonic()
-            result = subprocess.run(["h2load", "-D", str(SECONDS), "-c", str(clients), "-m", str(per_client), "-t", "1",
-                                     *headers, "-d", body_file, "--log-file", log_file, url],
-                                    capture_output=True, text=True, timeout=SECONDS + 120)
-            cpu = 100.0 * (cpu_seconds(server.pid) - cpu_before) / (time.monotonic() - wall_before)
-            rps, ok, failed = parse_summary(result.stdout)
-            lat = latencies_us(log_file)
-            tps, pg_latency = pgbench(streams)
-            rows.append((streams, rps, ok, failed, percentile(lat, 0.5), percentile(lat, 0.99), cpu, tps, pg_latency))
+        identity, identity_port, token = start_identity()
+        auth = ["-H", f"authorization: Bearer {token}"]
+        identity_url = f"http://127.0.0.1:{identity_port}/rendezvous.identity.v1.Identity/GetAccount"
+        empty_body = os.path.join(work, "empty")
+        with open(empty_body, "wb") as f:
+            f.write(struct.pack(">BI", 0, 0))
+        subprocess.run(["h2load", "-n", "20000", "-c", "4", "-m", "4", *headers, *auth, "-d", empty_body, identity_url],
+                       capture_output=True, timeout=120)
+        auth_rows = []
+        try:
+            for streams in (16, 64):
+                rps, failed, lat, cpu, _ = h2load_get(url, body_file, streams, os.path.join(work, f"bare-{streams}.log"), server)
+                tps, pg_latency = pgbench(streams)
+                rows.append((streams, rps, 0, failed, percentile(lat, 0.5), percentile(lat, 0.99), cpu, tps, pg_latency))
+                a_rps, a_failed, a_lat, a_cpu, a_data = h2load_get(identity_url, empty_body, streams,
+                                                                   os.path.join(work, f"auth-{streams}.log"), identity, auth)
+                # h2load counts HTTP 200 as success; a refused call (grpc-status in trailers) carries no
+                # message, so every answer must have carried an Account.
+                if a_data < 20:
+                    a_failed += 1
+                auth_rows.append((streams, a_rps, a_failed, percentile(a_lat, 0.5), percentile(a_lat, 0.99), a_cpu, rps, cpu))
+        finally:
+            stop(identity)
         print(f"db-bench-server (release, pool {env['RV_DBBENCH_POOL_SIZE']}) vs pgbench -S -M prepared, "
               f"{SECONDS} s each, scale {SCALE}, {os.cpu_count()} cores")
         print(f"{'streams':>7} {'RPC/s':>9} {'fail':>5} {'p50 ms':>7} {'p99 ms':>7} {'srv CPU':>8} {'pgbench tps':>12} {'pg lat ms':>9} {'RPC/pgbench':>12}")
         for streams, rps, ok, failed, p50, p99, cpu, tps, pg_latency in rows:
             ratio = rps / tps if tps else float("nan")
-            print(f"{streams:7d} {rps:9.0f} {failed:5d} {p50/1000:7.3f} {p99/1000:7.3f} {cpu:7.0f}% {tps:12.0f} {pg_latency:9.3f} {ratio:11.0%}")
+            verdict = "" if streams != 64 else ("  target 55%: met" if ratio >= 0.55 else "  target 55%: NOT met")
+            print(f"{streams:7d} {rps:9.0f} {failed:5d} {p50/1000:7.3f} {p99/1000:7.3f} {cpu:7.0f}% {tps:12.0f} {pg_latency:9.3f} {ratio:11.0%}{verdict}")
         print(f"server RSS {rss_kib(server.pid)/1024:.1f} MiB, peak {rss_kib(server.pid, 'VmHWM')/1024:.1f} MiB")
+        print("\nidentity's authenticated GetAccount (bearer token) next to the bare GetAccount above, both by h2load")
+        print(f"{'streams':>7} {'RPC/s':>9} {'fail':>5} {'p50 ms':>7} {'p99 ms':>7} {'srv CPU':>8} {'µs CPU/call':>12} {'bare µs/call':>13} {'auth/bare':>10}")
+        for streams, a_rps, a_failed, p50, p99, a_cpu, rps, cpu in auth_rows:
+            ratio = a_rps / rps if rps else float("nan")
+            per_call = 1e4 * a_cpu / a_rps if a_rps else float("nan")
+            bare_per_call = 1e4 * cpu / rps if rps else float("nan")
+            verdict = "met" if ratio >= 0.60 else "NOT met"
+            print(f"{streams:7d} {a_rps:9.0f} {a_failed:5d} {p50/1000:7.3f} {p99/1000:7.3f} {a_cpu:7.0f}% {per_call:12.0f} "
+                  f"{bare_per_call:13.0f} {ratio:9.0%}  target 60%: {verdict}")
+        rows = [r[:3] + (r[3] + sum(a[2] for a in auth_rows if a[0] == r[0]),) + r[4:] for r in rows]
         failures = sum(r[3] for r in rows) + outbox_cost(port, work, server)
         print(f"{len(rows) if not failures else 0} passed, {1 if failures else 0} failed")
         return 1 if failures else 0
