@@ -28,10 +28,14 @@ enum ProfileStore {
 
     /// The profile of account `id` in `app`, with its distance from `reader`.
     static func find(id: UUID, app: String, reader: UUID, on connection: Connection) async throws -> ProfileRecord? {
-        let rows = try await connection.query("""
-            SELECT \(columns), \(distance) FROM \(joined) WHERE a.id = $1 AND a.app = $2
-            """, [.uuid(id), .text(app), .uuid(reader)])
+        let statement = findStatement(id: id, app: app, reader: reader)
+        let rows = try await connection.query(statement.sql, statement.params)
         return try rows.first.map { try decode($0, withDistance: true) }
+    }
+
+    private static func findStatement(id: UUID, app: String, reader: UUID) -> PostgresStatement {
+        PostgresStatement("SELECT \(columns), \(distance) FROM \(joined) WHERE a.id = $1 AND a.app = $2",
+                          [.uuid(id), .text(app), .uuid(reader)])
     }
 
     /// The profile of the account named `username` in `app`, with its distance from `reader`.
@@ -67,16 +71,19 @@ enum ProfileStore {
     /// The profile of `id` in `app`, its row created if missing and locked until the
     /// transaction ends, for a read-modify-write.
     static func lock(id: UUID, app: String, on connection: Connection) async throws -> ProfileRecord? {
-        try await connection.execute("""
-            INSERT INTO identity.profiles (account_id, app)
-            SELECT a.id, a.app FROM identity.accounts a WHERE a.id = $1 AND a.app = $2
-            ON CONFLICT (account_id) DO NOTHING
-            """, [.uuid(id), .text(app)])
-        let rows = try await connection.query("""
-            SELECT \(columns) FROM identity.accounts a JOIN identity.profiles p ON p.account_id = a.id
-            WHERE a.id = $1 AND a.app = $2 FOR UPDATE OF p
-            """, [.uuid(id), .text(app)])
-        return try rows.first.map { try decode($0) }
+        // One round trip: the lock's read sees the row the insert before it may have made.
+        let results = try await connection.pipeline([
+            PostgresStatement("""
+                INSERT INTO identity.profiles (account_id, app)
+                SELECT a.id, a.app FROM identity.accounts a WHERE a.id = $1 AND a.app = $2
+                ON CONFLICT (account_id) DO NOTHING
+                """, [.uuid(id), .text(app)]),
+            PostgresStatement("""
+                SELECT \(columns) FROM identity.accounts a JOIN identity.profiles p ON p.account_id = a.id
+                WHERE a.id = $1 AND a.app = $2 FOR UPDATE OF p
+                """, [.uuid(id), .text(app)]),
+        ])
+        return try results[1].first.map { try decode($0) }
     }
 
     /// Changes the account's username; false when it already had it. A name another account
@@ -87,26 +94,37 @@ enum ProfileStore {
             """, [.uuid(id), .text(app), .text(username.value)]) == 1
     }
 
-    /// Writes `content` and `verified` to the locked row; `byOwner` also marks the owner active.
-    static func save(id: UUID, content: ProfileContent, verified: Bool, byOwner: Bool,
-                     on connection: Connection) async throws {
-        try await connection.execute("""
-            UPDATE identity.profiles SET
-                display_name = $2, show_real_name = $3, first_name = $4, last_name = $5, birth_date = $6::date,
-                gender = $7, bio = $8, title = $9, tags = $10, interests = $11, preferred_cuisines = $12,
-                neighborhood = $13,
-                location = CASE WHEN $14::float8 IS NULL THEN NULL
-                                ELSE public.ST_SetSRID(public.ST_MakePoint($15::float8, $14::float8), 4326)::public.geography END,
-                active = $16, onboarding_complete = $17, verified = $18, photo_ids = $19, updated_at = now(),
-                last_active_at = CASE WHEN $20 THEN now() ELSE last_active_at END
-            WHERE account_id = $1
-            """, [.uuid(id), .text(content.displayName), .bool(content.showRealName), .text(content.firstName),
-                  .text(content.lastName), .text(content.birthDate?.isoText), .text(content.gender?.rawValue),
-                  .text(content.bio), .text(content.title), .textArray(content.tags), .textArray(content.interests),
-                  .textArray(content.preferredCuisines), .text(content.neighborhood),
-                  .double(content.location?.latitude), .double(content.location?.longitude),
-                  .bool(content.active), .bool(content.onboardingComplete), .bool(verified),
-                  .uuidArray(content.photoIDs), .bool(byOwner)])
+    /// Writes `content` and `verified` to the locked row of `id` in `app` (`byOwner` also marks
+    /// the owner active) and reads the profile back as its owner's `find` does, in one round trip.
+    static func save(id: UUID, app: String, content: ProfileContent, verified: Bool, byOwner: Bool,
+                     on connection: Connection) async throws -> ProfileRecord? {
+        let results = try await connection.pipeline([
+            PostgresStatement(update, updateParameters(id: id, content: content, verified: verified, byOwner: byOwner)),
+            findStatement(id: id, app: app, reader: id),
+        ])
+        return try results[1].first.map { try decode($0, withDistance: true) }
+    }
+
+    private static let update = """
+        UPDATE identity.profiles SET
+            display_name = $2, show_real_name = $3, first_name = $4, last_name = $5, birth_date = $6::date,
+            gender = $7, bio = $8, title = $9, tags = $10, interests = $11, preferred_cuisines = $12,
+            neighborhood = $13,
+            location = CASE WHEN $14::float8 IS NULL THEN NULL
+                            ELSE public.ST_SetSRID(public.ST_MakePoint($15::float8, $14::float8), 4326)::public.geography END,
+            active = $16, onboarding_complete = $17, verified = $18, photo_ids = $19, updated_at = now(),
+            last_active_at = CASE WHEN $20 THEN now() ELSE last_active_at END
+        WHERE account_id = $1
+        """
+
+    private static func updateParameters(id: UUID, content: ProfileContent, verified: Bool, byOwner: Bool) -> [PostgresValue] {
+        [.uuid(id), .text(content.displayName), .bool(content.showRealName), .text(content.firstName),
+         .text(content.lastName), .text(content.birthDate?.isoText), .text(content.gender?.rawValue),
+         .text(content.bio), .text(content.title), .textArray(content.tags), .textArray(content.interests),
+         .textArray(content.preferredCuisines), .text(content.neighborhood),
+         .double(content.location?.latitude), .double(content.location?.longitude),
+         .bool(content.active), .bool(content.onboardingComplete), .bool(verified),
+         .uuidArray(content.photoIDs), .bool(byOwner)]
     }
 
     /// Up to `limit` profiles of `app` after `cursor`, oldest account first. With `hiddenFrom`,

@@ -117,9 +117,9 @@ struct ProfilesService: ProfilesProvider {
                     throw IdentityError.accountNotFound
                 }
                 let content = try update.applied(to: record.content)
-                try await ProfileStore.save(id: id, content: content, verified: record.verified, byOwner: true,
-                                            on: connection)
-                return try await saved(id, app: caller.app, on: connection).message(as: .owner)
+                let saved = try await ProfileStore.save(id: id, app: caller.app, content: content, verified: record.verified,
+                                                        byOwner: true, on: connection)
+                return try await published(saved, app: caller.app, on: connection).message(as: .owner)
             }
         } catch let error as PostgresError where error.sqlState == .uniqueViolation
             && error.constraintName == "accounts_app_username_key" {
@@ -158,18 +158,16 @@ struct ProfilesService: ProfilesProvider {
                 throw LookupError.userNotFound
             }
             guard record.verified != request.verified else { return record.message(as: .reader) }
-            try await ProfileStore.save(id: id, content: record.content, verified: request.verified, byOwner: false,
-                                        on: connection)
-            return try await saved(id, app: caller.app, on: connection).message(as: .reader)
+            let saved = try await ProfileStore.save(id: id, app: caller.app, content: record.content,
+                                                    verified: request.verified, byOwner: false, on: connection)
+            return try await published(saved, app: caller.app, on: connection).message(as: .reader)
         }
     }
 
-    /// The profile just written, read back, with its `ProfileUpdated` event (payload: the full
-    /// Profile) appended in the same transaction.
-    private func saved(_ id: UUID, app: String, on connection: Connection) async throws -> ProfileRecord {
-        guard let record = try await ProfileStore.find(id: id, app: app, reader: id, on: connection) else {
-            throw IdentityError.accountNotFound
-        }
+    /// The profile just written and read back, once its `ProfileUpdated` event (payload: the
+    /// full Profile) is appended in the same transaction.
+    private func published(_ saved: ProfileRecord?, app: String, on connection: Connection) async throws -> ProfileRecord {
+        guard let record = saved else { throw IdentityError.accountNotFound }
         let payload = record.message(as: .owner)
         try await outbox.appendAtCommit(OutboxEvent(type: "ProfileUpdated", app: app, aggregateID: payload.accountID,
                                             payload: payload.serializedBytes()), on: connection)

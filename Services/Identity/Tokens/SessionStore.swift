@@ -20,14 +20,25 @@ struct SessionStore: Sendable {
     func create(account: Identity.Account, deviceName: String, on connection: Connection) async throws
         -> (sessionID: UUID, refreshToken: String, expiresAt: Date) {
         let sessionID = UUID()
-        let rows = try await connection.query("""
-            INSERT INTO identity.sessions (id, account_id, app, device_name, expires_at)
-            VALUES ($1, $2, $3, $4, now() + $5::bigint * interval '1 second')
-            RETURNING expires_at
-            """, [.uuid(sessionID), .uuid(UUID(uuidString: account.id)), .text(account.app),
-                  .text(String(deviceName.prefix(100))), .int64(refreshTokenLifetime)])
-        let expiresAt: Date = try rows[0].decode(0)
-        let token = try await insertToken(session: sessionID, generation: 1, expiresAt: expiresAt, on: connection)
+        let token = RefreshToken.make()
+        // One round trip: the first refresh token takes its expiry from the session row the
+        // statement before it inserted.
+        let results = try await connection.pipeline([
+            PostgresStatement("""
+                INSERT INTO identity.sessions (id, account_id, app, device_name, expires_at)
+                VALUES ($1, $2, $3, $4, now() + $5::bigint * interval '1 second')
+                RETURNING expires_at
+                """, [.uuid(sessionID), .uuid(UUID(uuidString: account.id)), .text(account.app),
+                      .text(String(deviceName.prefix(100))), .int64(refreshTokenLifetime)]),
+            PostgresStatement("""
+                INSERT INTO identity.refresh_tokens (token_hash, session_id, generation, expires_at)
+                SELECT $1, s.id, 1, s.expires_at FROM identity.sessions s WHERE s.id = $2
+                """, [.bytea(RefreshToken.hash(token)), .uuid(sessionID)]),
+        ])
+        guard results[1].affectedRows == 1 else {
+            throw PostgresError(code: .protocolViolation, context: "the new session's refresh token was not stored")
+        }
+        let expiresAt: Date = try results[0][0].decode(0)
         return (sessionID, token, expiresAt)
     }
 
