@@ -26,12 +26,18 @@ public struct Metadata: Sendable, Equatable, Sequence {
 
     /// Adds a text value; the key is lowercased.
     public mutating func addString(_ value: String, forKey key: String) {
-        elements.append(Element(key: key.lowercased(), value: .string(value)))
+        elements.append(Element(key: Self.lowercased(key), value: .string(value)))
     }
 
     /// Adds a binary value; the key must end in `-bin`.
     public mutating func addBinary(_ value: [UInt8], forKey key: String) {
-        elements.append(Element(key: key.lowercased(), value: .binary(value)))
+        elements.append(Element(key: Self.lowercased(key), value: .binary(value)))
+    }
+
+    /// `key` lowercased; a key that already is (every key received over HTTP/2, which requires
+    /// lowercase names) is kept as it is, without the copy and Unicode tables of `lowercased()`.
+    private static func lowercased(_ key: String) -> String {
+        key.utf8.allSatisfy { $0 < 0x80 && !($0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z")) } ? key : key.lowercased()
     }
 
     /// The first text value for `key`.
