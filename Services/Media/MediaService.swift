@@ -3,6 +3,7 @@ import Contracts
 import Foundation
 import Postgres
 import RPC
+import Runtime
 
 /// `rendezvous.media.v1.Media`: uploads, blob metadata and signed download URLs. Rules are
 /// documented in media.proto.
@@ -22,7 +23,7 @@ struct MediaService: MediaProvider {
         guard request.size > 0 else { throw MediaError.invalidSize }
         guard request.size <= policy.maximumSize else { throw MediaError.tooLarge(limit: policy.maximumSize) }
         let upload = try await pool.withConnection { connection in
-            try await BlobStore.createUpload(id: UUID(), app: caller.app, owner: owner, kind: request.kind,
+            try await BlobStore.createUpload(id: UUID.random(), app: caller.app, owner: owner, kind: request.kind,
                                              contentType: type.rawValue, size: request.size, on: connection)
         }
         return Self.status(upload, received: 0, blob: nil)

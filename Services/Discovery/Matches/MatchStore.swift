@@ -53,7 +53,7 @@ struct MatchStore: Sendable {
             VALUES ($2, $3, LEAST($1::uuid, $4::uuid), GREATEST($1::uuid, $4::uuid), $5)
             ON CONFLICT (account_low, account_high) DO NOTHING
             RETURNING id
-            """, [.uuid(completer), .uuid(UUID()), .text(app), .uuid(other), .bool(superLike)])
+            """, [.uuid(completer), .uuid(UUID.random()), .text(app), .uuid(other), .bool(superLike)])
         guard let entry = try await find(between: completer, and: other, on: connection) else {
             throw PostgresError(code: .protocolViolation, context: "match missing after insert")
         }

@@ -74,7 +74,7 @@ struct SessionStore: Sendable {
     /// Creates an open session with `creator` as its first participant; a fresh code on the
     /// rare clash with an existing one.
     func create(app: String, category: String, quorum: Int32, creator: UUID, on connection: Connection) async throws -> UUID {
-        let id = UUID()
+        let id = UUID.random()
         for _ in 0..<5 {
             let inserted = try await connection.query("""
                 INSERT INTO discovery.group_sessions (id, app, category_id, quorum, invite_code, creator_id)

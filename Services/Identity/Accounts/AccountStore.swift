@@ -1,6 +1,7 @@
 import Contracts
 import Foundation
 import Postgres
+import Runtime
 
 /// Rows of `identity.accounts`.
 enum AccountStore {
@@ -20,7 +21,7 @@ enum AccountStore {
                 VALUES ($1, $2, $3, $4, $5, $6, $7)
                 ON CONFLICT (app, username) DO NOTHING
                 RETURNING \(columns)
-                """, [.uuid(UUID()), .text(policy.id), .text(name), .bool(anonymous), .text(policy.defaultRole),
+                """, [.uuid(UUID.random()), .text(policy.id), .text(name), .bool(anonymous), .text(policy.defaultRole),
                       .text(policy.defaultTier), .text(policy.initialMembershipStatus)])
             if let row = rows.first { return try account(row) }
         }

@@ -1,5 +1,6 @@
 import Foundation
 import Postgres
+import Runtime
 
 /// The SQL of `identity.push_tokens`. Writers for one account take `lockAccount` first, so an
 /// account's registrations run one at a time and its limits hold.
@@ -42,7 +43,7 @@ struct PushTokenStore: Sendable {
                 last_seen_at = excluded.last_seen_at,
                 created_at = CASE WHEN t.account_id = excluded.account_id THEN t.created_at ELSE excluded.created_at END
             RETURNING \(StoredPushToken.columns)
-            """, [.uuid(UUID()), .uuid(accountID), .text(app), .text(registration.token), .text(registration.platform.rawValue),
+            """, [.uuid(UUID.random()), .uuid(accountID), .text(app), .text(registration.token), .text(registration.platform.rawValue),
                   .text(registration.environment.rawValue), .text(registration.deviceID), .text(registration.appVersion),
                   .text(registration.kind.rawValue)])
         return try StoredPushToken(row: rows[0])

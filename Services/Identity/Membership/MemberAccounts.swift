@@ -1,5 +1,6 @@
 import Foundation
 import Postgres
+import Runtime
 
 /// What Membership reads of an account, and its changes of membership status.
 struct MemberAccount: Sendable {
@@ -41,7 +42,7 @@ enum MemberAccounts {
         let rows = try await connection.query("""
             INSERT INTO identity.membership_decisions (id, account_id, app, decision, method, reason, decided_by)
             VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING decided_at
-            """, [.uuid(UUID()), .uuid(id), .text(app), .text(status == MembershipStatus.active ? "approved" : "rejected"),
+            """, [.uuid(UUID.random()), .uuid(id), .text(app), .text(status == MembershipStatus.active ? "approved" : "rejected"),
                   .text(method), .text(reason), .uuid(decidedBy)])
         return try rows[0].decode(0)
     }

@@ -19,7 +19,7 @@ enum ReportStore {
             VALUES ($1, $2, $3, $4, $5, $6)
             ON CONFLICT (reporter_id, reported_id) WHERE status <> 'resolved' DO NOTHING
             RETURNING \(columns)
-            """, [.uuid(UUID()), .text(app), .uuid(reporter), .uuid(reported), .text(reason.rawValue), .text(details)])
+            """, [.uuid(UUID.random()), .text(app), .uuid(reporter), .uuid(reported), .text(reason.rawValue), .text(details)])
         if let row = inserted.first { return (try decode(row), true) }
         let open = try await connection.query("""
             SELECT \(columns) FROM identity.reports

@@ -1,6 +1,7 @@
 import Contracts
 import Foundation
 import Postgres
+import Runtime
 
 /// Sessions (refresh token families) and their refresh tokens.
 ///
@@ -19,7 +20,7 @@ struct SessionStore: Sendable {
     /// A new session for `account` with its first refresh token.
     func create(account: Identity.Account, deviceName: String, on connection: Connection) async throws
         -> (sessionID: UUID, refreshToken: String, expiresAt: Date) {
-        let sessionID = UUID()
+        let sessionID = UUID.random()
         let token = RefreshToken.make()
         // One round trip: the first refresh token takes its expiry from the session row the
         // statement before it inserted.

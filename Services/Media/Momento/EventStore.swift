@@ -17,7 +17,7 @@ struct EventStore: Sendable {
     /// Inserts the event with `creator` as its first member; a fresh code on the rare clash.
     func create(app: String, creator: UUID, request: Momento.CreateEventRequest, maxPhotos: Int32,
                 on connection: Connection) async throws -> EventRecord {
-        let id = UUID()
+        let id = UUID.random()
         for _ in 0..<8 {
             let rows = try await connection.query("""
                 INSERT INTO media.events AS e (id, app, creator_id, title, join_code, release_at, is_private,
@@ -92,7 +92,7 @@ struct EventStore: Sendable {
 
     /// Adds `blob` as `account`'s photo; the caller holds the member's row lock and has checked the limit.
     func addPhoto(event: UUID, account: UUID, blob: UUID, on connection: Connection) async throws -> (id: UUID, addedAt: Int64)? {
-        let id = UUID()
+        let id = UUID.random()
         guard let row = try await connection.query("""
             INSERT INTO media.event_photos (id, event_id, account_id, blob_id) VALUES ($1, $2, $3, $4)
             ON CONFLICT (event_id, blob_id) DO NOTHING RETURNING \(UnixMicroseconds.sql("added_at"))

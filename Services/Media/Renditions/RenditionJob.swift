@@ -126,7 +126,7 @@ struct RenditionJob: Sendable {
     /// Stores `bytes` under `key` the way uploads become blobs: a part, made durable, then renamed
     /// into place (a content already there stays as it is).
     private func write(_ bytes: [UInt8], key: String) async throws {
-        let part = UUID()
+        let part = UUID.random()
         let writer = try await storage.openPart(part)
         do {
             do {

@@ -3,6 +3,7 @@ import CryptoCore
 import Foundation
 import Postgres
 import RPC
+import Runtime
 
 /// Receives one Upload stream: checks each chunk against the declared size and the kind's limit,
 /// sniffs the type from the first bytes, hashes as it goes, and turns the complete upload into a
@@ -111,7 +112,7 @@ struct UploadReceiver: Sendable {
         return try await pool.withTransaction { connection in
             try await BlobStore.lockContent(sha256, on: connection)
             try await storage.commitPart(upload.id, sha256: sha256)
-            let blob = try await BlobStore.insertBlob(id: UUID(), upload: upload, app: app, owner: owner, sha256: sha256,
+            let blob = try await BlobStore.insertBlob(id: UUID.random(), upload: upload, app: app, owner: owner, sha256: sha256,
                                                       dimensions: dimensions, on: connection)
             if blob.kind == .photo { try await RenditionStore.request(sha256, contentType: blob.contentType, on: connection) }
             return blob

@@ -79,7 +79,7 @@ struct CallStore: Sendable {
         }
         if try live.contains(where: { try $0.decode(2, as: Bool.self) }) { throw CallError.callerBusy }
         if !live.isEmpty { throw CallError.calleeBusy }
-        let id = UUID()
+        let id = UUID.random()
         _ = try await connection.execute("""
             INSERT INTO messaging.calls (id, conversation_id, app, caller_id, callee_id, ring_deadline, caller_stream,
                                          caller_alive_until)

@@ -3,6 +3,7 @@ import Contracts
 import Foundation
 import Postgres
 import RPC
+import Runtime
 
 /// `rendezvous.messaging.v1.Calls`: one side of one call per stream. The first message rings or
 /// joins; then two tasks run until the call ends: one applies the side's messages (each in a
@@ -73,7 +74,7 @@ struct CallsService: CallsProvider {
                           writer: ResponseWriter<Calls.SignalResponse>, context: ServerCallContext,
                           messages: (@Sendable (Leg) async throws -> Void)?) async throws {
         let account = try caller.accountUUID()
-        let attachment = UUID()
+        let attachment = UUID.random()
         let (callID, side): (UUID, CallRow.Side)
         switch role {
         case .ring(let ring):

@@ -139,7 +139,7 @@ struct EncounterStore: Sendable {
     func create(app: String, starter: UUID, on connection: Connection) async throws -> EncounterRow {
         let rows = try await connection.query("""
             INSERT INTO messaging.encounters (id, app, starter_id) VALUES ($1, $2, $3) RETURNING \(Self.columns)
-            """, [.uuid(UUID()), .text(app), .uuid(starter)])
+            """, [.uuid(UUID.random()), .text(app), .uuid(starter)])
         return try Self.row(rows[0])
     }
 

@@ -73,7 +73,7 @@ enum MessageStore {
             INSERT INTO messaging.messages AS x (id, conversation_id, sequence, sender_id, client_message_id, text, media_id, sent_at)
             SELECT $1, $2, next.last_sequence, $3, $4, $5, $6, next.last_activity_at FROM next
             RETURNING \(columns("x"))
-            """, [.uuid(UUID()), .uuid(conversation), .uuid(sender), .text(clientMessageID), .text(text), .uuid(media)])
+            """, [.uuid(UUID.random()), .uuid(conversation), .uuid(sender), .text(clientMessageID), .text(text), .uuid(media)])
         guard let row = rows.first, let stored = try message(row, from: 0, conversation: conversation.uuidString.lowercased(),
                                                               viewer: sender, otherReadThrough: nil) else {
             throw PostgresError(code: .protocolViolation, context: "message missing after insert")

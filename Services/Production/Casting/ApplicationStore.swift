@@ -24,7 +24,7 @@ struct ApplicationStore: Sendable {
             try await connection.query("""
                 INSERT INTO production.applications (id, app, account_id) VALUES ($1, $2, $3)
                 ON CONFLICT (app, account_id) DO NOTHING
-                """, [.uuid(UUID()), .text(app), .uuid(account)])
+                """, [.uuid(UUID.random()), .text(app), .uuid(account)])
         }
         let rows = try await connection.query("""
             SELECT \(Self.columns) FROM production.applications WHERE app = $1 AND account_id = $2 FOR UPDATE

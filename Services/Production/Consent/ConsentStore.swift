@@ -64,7 +64,7 @@ enum ConsentStore {
             INSERT INTO production.consent_records (id, app, episode_id, participant_id, record_type, typed_name,
                 signature_media_id, consent_text_version, device_info, captured_by)
             VALUES ($1, $2, $3::uuid, $4::uuid, $5, $6, $7, $8, $9, $10::uuid) RETURNING \(recordColumns)
-            """, [.uuid(UUID()), .text(app), .text(record.episodeID), .text(record.participantAccountID),
+            """, [.uuid(UUID.random()), .text(app), .text(record.episodeID), .text(record.participantAccountID),
                   .int16(Int16(record.type.rawValue)), .text(record.typedName), .text(record.signatureMediaID),
                   .text(record.consentTextVersion), .text(record.deviceInfo), .text(record.capturedBy)])
         return try Self.record(rows[0])

@@ -33,7 +33,7 @@ enum ScriptStore {
                 payoff = excluded.payoff, cta = excluded.cta, generated_by = excluded.generated_by, is_final = excluded.is_final,
                 source_date_ids = excluded.source_date_ids, updated_at = now()
             RETURNING \(columns)
-            """, [.uuid(UUID()), .uuid(episode), .int16(Int16(platform.rawValue)), .text(script.hook), .text(script.build),
+            """, [.uuid(UUID.random()), .uuid(episode), .int16(Int16(platform.rawValue)), .text(script.hook), .text(script.build),
                   .text(script.payoff), .text(script.cta), .text(script.generatedBy), .bool(script.isFinal),
                   .uuidArray(script.sourceDateIDs.compactMap(UUID.init(uuidString:)))])
         return try Self.script(rows[0])

@@ -25,7 +25,7 @@ enum DateStore {
 
     static func insert(app: String, match: UUID, accounts: [UUID], proposedBy: UUID, restaurant: String, at: Int64,
                        on connection: Connection) async throws -> UUID {
-        let id = UUID()
+        let id = UUID.random()
         try await connection.query("""
             INSERT INTO production.dates (id, app, match_id, account_ids, proposed_by, restaurant_id, scheduled_at)
             VALUES ($1, $2, $3, $4, $5, $6, to_timestamp($7::float8 / 1000000))

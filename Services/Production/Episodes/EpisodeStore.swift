@@ -24,7 +24,7 @@ struct EpisodeStore: Sendable {
             let rows = try await connection.query("""
                 INSERT INTO production.seasons (id, app, number, title) VALUES ($1, $2, $3, $4)
                 RETURNING id, number, title, \(UnixMicroseconds.sql("created_at"))
-                """, [.uuid(UUID()), .text(app), .int32(number), .text(title)])
+                """, [.uuid(UUID.random()), .text(app), .int32(number), .text(title)])
             return Production.Season(id: try rows[0].decode(0, as: UUID.self).lowercased, number: try rows[0].decode(1),
                                      title: try rows[0].decode(2), publishedEpisodes: 0,
                                      createdAt: Timestamp(microseconds: try rows[0].decode(3)))
@@ -53,7 +53,7 @@ struct EpisodeStore: Sendable {
 
     static func create(app: String, season: UUID, number: Int32, title: String, sponsor: String,
                        on connection: Connection) async throws -> Production.Episode {
-        let id = UUID()
+        let id = UUID.random()
         do {
             try await connection.query("""
                 INSERT INTO production.episodes (id, app, season_id, number, title, sponsor) VALUES ($1, $2, $3, $4, $5, $6)
@@ -102,7 +102,7 @@ struct EpisodeStore: Sendable {
                                                    episode_id, description, recorded_by, source)
             VALUES ($1, $2, 1, 'sponsorship', $3, $4, $5::uuid, $6::uuid, $7, $8, 'deal')
             ON CONFLICT (episode_id) WHERE source = 'deal' DO NOTHING
-            """, [.uuid(UUID()), .text(app), .int64(value.amountMinor), .text(value.currency), .text(episode.seasonID),
+            """, [.uuid(UUID.random()), .text(app), .int64(value.amountMinor), .text(value.currency), .text(episode.seasonID),
                   .text(episode.id), .text("deal confirmed\(episode.sponsor.isEmpty ? "" : ": \(episode.sponsor)")"),
                   .uuid(recordedBy)])
     }

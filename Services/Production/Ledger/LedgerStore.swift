@@ -16,7 +16,7 @@ enum LedgerStore {
             INSERT INTO production.ledger_entries (id, app, entry_type, category, amount_minor, currency, season_id, episode_id,
                                                    receipt_media_id, description, recorded_by)
             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) RETURNING \(columns)
-            """, [.uuid(UUID()), .text(app), .int16(Int16(request.type.rawValue)), .text(request.category),
+            """, [.uuid(UUID.random()), .text(app), .int16(Int16(request.type.rawValue)), .text(request.category),
                   .int64(amount.amountMinor), .text(amount.currency), .uuid(season), .uuid(episode),
                   .text(request.receiptMediaID), .text(request.description), .uuid(recordedBy)])
         return try entry(rows[0])

@@ -25,7 +25,7 @@ enum PointsStore {
             INSERT INTO production.points_entries (id, app, account_id, encounter_id, reason, points, awarded_by)
             VALUES ($1, $2, $3, $4, $5, $6, $7)
             ON CONFLICT (account_id, encounter_id, reason) DO NOTHING RETURNING \(columns)
-            """, [.uuid(UUID()), .text(app), .uuid(account), .text(encounter), .int16(Int16(reason.rawValue)), .int64(points),
+            """, [.uuid(UUID.random()), .text(app), .uuid(account), .text(encounter), .int16(Int16(reason.rawValue)), .int64(points),
                   .text(service)])
         if let row = inserted.first { return (try entry(row), true) }
         let existing = try await connection.query("""

@@ -169,7 +169,7 @@ enum StudioStore {
         let rows = try await connection.query("""
             INSERT INTO production.wardrobe_items (id, app, name, category, cost_minor, currency, sponsor)
             VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING \(itemColumns)
-            """, [.uuid(UUID()), .text(app), .text(request.name), .text(request.category), .int64(cost.amountMinor),
+            """, [.uuid(UUID.random()), .text(app), .text(request.name), .text(request.category), .int64(cost.amountMinor),
                   .text(cost.currency), .text(request.sponsor)])
         return try item(rows[0])
     }
@@ -192,7 +192,7 @@ enum StudioStore {
         let inserted = try await connection.query("""
             INSERT INTO production.outfits (id, episode_id, item_id, worn_by, notes) VALUES ($1, $2, $3, $4, $5)
             ON CONFLICT (episode_id, item_id, worn_by) DO NOTHING RETURNING \(outfitColumns)
-            """, [.uuid(UUID()), .uuid(episode), .uuid(item), .uuid(wornBy), .text(notes)])
+            """, [.uuid(UUID.random()), .uuid(episode), .uuid(item), .uuid(wornBy), .text(notes)])
         if let row = inserted.first { return try outfit(row) }
         return try outfit(try await connection.query("""
             SELECT \(outfitColumns) FROM production.outfits WHERE episode_id = $1 AND item_id = $2 AND worn_by = $3

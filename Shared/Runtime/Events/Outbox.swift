@@ -10,7 +10,7 @@ package struct OutboxEvent: Sendable {
     package var aggregateID: String
     package var payload: [UInt8]
 
-    package init(id: UUID = UUID(), type: String, app: String, aggregateID: String, payload: [UInt8]) {
+    package init(id: UUID = UUID.random(), type: String, app: String, aggregateID: String, payload: [UInt8]) {
         self.id = id
         self.type = type
         self.app = app
@@ -142,7 +142,7 @@ package struct Outbox: Sendable {
     /// Returns their cursors, in order.
     @discardableResult
     package func append(_ event: OutboxEvent, forEach aggregateIDs: [String], on connection: Connection) async throws -> [Int64] {
-        try await append(event, forEach: aggregateIDs, ids: aggregateIDs.map { _ in UUID() }, on: connection)
+        try await append(event, forEach: aggregateIDs, ids: aggregateIDs.map { _ in UUID.random() }, on: connection)
     }
 
     private func append(_ event: OutboxEvent, forEach aggregateIDs: [String], ids: [UUID],
@@ -164,7 +164,7 @@ package struct Outbox: Sendable {
 
     /// `append(_:forEach:on:)`, sent with the transaction's COMMIT (see `appendAtCommit(_:on:)`).
     package func appendAtCommit(_ event: OutboxEvent, forEach aggregateIDs: [String], on connection: Connection) async throws {
-        try await appendAtCommit(event, forEach: aggregateIDs, ids: aggregateIDs.map { _ in UUID() }, on: connection)
+        try await appendAtCommit(event, forEach: aggregateIDs, ids: aggregateIDs.map { _ in UUID.random() }, on: connection)
     }
 
     private func appendAtCommit(_ event: OutboxEvent, forEach aggregateIDs: [String], ids: [UUID],

@@ -1,6 +1,7 @@
 import Contracts
 import Foundation
 import Postgres
+import Runtime
 
 /// Public email waitlists (`identity.waitlist_entries`): sign-up without an account, each entry
 /// with its own referral code.
@@ -41,7 +42,7 @@ struct PublicWaitlistStore: Sendable {
             referrer = try row.decode(0, as: UUID.self)
         }
         let joinNumber = try counter[0].decode(0, as: Int64.self) + 1  // Safe: the row was inserted above if missing.
-        let id = UUID()
+        let id = UUID.random()
         var inserted = false
         for _ in 0..<8 where !inserted {
             inserted = try await connection.execute("""
