@@ -77,11 +77,24 @@ final class ConnectionDriver: EventLoopHandler, @unchecked Sendable {
     private var nextStatement = 1
 
     /// Takes ownership of `handle`, an open connection already in non-blocking mode.
+    /// Set by libpq's notice receiver, on the loop, when the server announced the end of the
+    /// session while no request was in flight.
+    private let notices = NoticeFlags()
+
     init(handle: OpaquePointer, loop: EventLoop) {
         self.handle = handle
         self.loop = loop
         self.socket = PQsocket(handle)
         self.backendPID = PQbackendPID(handle)
+        // An idle connection's ErrorResponse (a terminated backend's FATAL, say) reaches libpq's
+        // notice receiver, not a result; the socket's EOF may come only later. Safe: `notices`
+        // is a property of this driver, which frees the handle (and so the receiver) in deinit.
+        PQsetNoticeReceiver(handle, { argument, result in
+            guard let argument, let result, let state = PQresultErrorField(result, clibpq_diag_sqlstate()) else { return }
+            if LibPQ.endsSession(SQLState(rawValue: String(cString: state))) {
+                Unmanaged<NoticeFlags>.fromOpaque(argument).takeUnretainedValue().sessionEnded = true
+            }
+        }, Unmanaged.passUnretained(notices).toOpaque())
     }
 
     deinit {
@@ -134,8 +147,11 @@ final class ConnectionDriver: EventLoopHandler, @unchecked Sendable {
         if isWatchingWritable { flush() }
         if operation == nil {
             // Idle: a notice or a parameter change is consumed and dropped; EOF or an error
-            // (a terminated backend, a restarted server) ends the connection.
-            if inputFailed { markBroken() }
+            // (a terminated backend, a restarted server) ends the connection. Parsing what came
+            // (PQisBusy) hands a FATAL to the notice receiver at once, before its EOF arrives, so
+            // the pool never lends a connection whose backend has said it is going.
+            if !inputFailed { _ = PQisBusy(handle) }
+            if inputFailed || notices.sessionEnded { markBroken() }
         } else {
             collectResults()
             if inputFailed, operation != nil { markBroken() }
@@ -344,4 +360,11 @@ final class ConnectionDriver: EventLoopHandler, @unchecked Sendable {
         isWatchingWritable = false
         loop.deregister(fd: socket)
     }
+}
+
+/// What libpq's notice receiver saw on one connection; touched only on the driver's loop.
+private final class NoticeFlags: @unchecked Sendable {
+    // @unchecked Sendable: written by the notice receiver, which libpq calls inside the
+    // driver's own libpq calls, and read by the driver: both on the driver's loop.
+    var sessionEnded = false
 }
