@@ -16,10 +16,8 @@ package final class Connection: Sendable {
     /// The loop every libpq call on this connection runs on.
     let loop: EventLoop
     private let driver: ConnectionDriver
-    /// Actions to run once the current `inTransaction` commits; nil outside one.
-    private let commitActions = Mutex<[@Sendable () -> Void]?>(nil)
-    /// Statements of the current `inTransaction` sent with its COMMIT, in one round trip.
-    private let commitStatements = Mutex<[PostgresStatement]>([])
+    /// What the current `inTransaction` does at its COMMIT; nil outside one.
+    private let commit = Mutex<CommitWork?>(nil)
     /// The `BEGIN` of the current `inTransaction`, not sent yet: it goes out in one round trip
     /// with the transaction's first statement (a pipeline), so a transaction costs one round
     /// trip less; a transaction that runs no statement sends neither it nor its COMMIT.
@@ -110,9 +108,9 @@ package final class Connection: Sendable {
     /// keeps nothing, when the connection is not in such a transaction (autocommit, or a
     /// `BEGIN` of the caller's own): there is then no commit to wait for.
     package func afterCommit(_ action: @escaping @Sendable () -> Void) -> Bool {
-        commitActions.withLock { actions in
-            guard actions != nil else { return false }
-            actions?.append(action)
+        commit.withLock { work in
+            guard work != nil else { return false }
+            work?.actions.append(action)
             return true
         }
     }
@@ -123,30 +121,28 @@ package final class Connection: Sendable {
     /// transaction rolls back and `withTransaction` throws its error. Returns false, and keeps
     /// nothing, outside such a transaction: the caller runs the statement itself.
     package func atCommit(_ statement: PostgresStatement) -> Bool {
-        guard commitActions.withLock({ $0 != nil }) else { return false }
-        commitStatements.withLock { $0.append(statement) }
-        return true
+        commit.withLock { work in
+            guard work != nil else { return false }
+            work?.statements.append(statement)
+            return true
+        }
     }
 
-    func beginTrackingCommit() {
-        commitActions.withLock { $0 = [] }
-        commitStatements.withLock { $0 = [] }
-    }
+    func beginTrackingCommit() { commit.withLock { $0 = CommitWork() } }
 
     /// The statements queued by `atCommit`, handed over once.
     func takeCommitStatements() -> [PostgresStatement] {
-        commitStatements.withLock { statements in
-            defer { statements = [] }
-            return statements
+        commit.withLock { work in
+            defer { work?.statements = [] }
+            return work?.statements ?? []
         }
     }
 
     /// The actions registered since `beginTrackingCommit`, handed over once; nil from then on.
     func endTrackingCommit() -> [@Sendable () -> Void] {
-        commitStatements.withLock { $0 = [] }
-        return commitActions.withLock { actions in
-            defer { actions = nil }
-            return actions ?? []
+        commit.withLock { work in
+            defer { work = nil }
+            return work?.actions ?? []
         }
     }
 
@@ -184,4 +180,10 @@ private struct OpenedHandle: @unchecked Sendable {
         }
         return OpenedHandle(pointer: pointer)
     }
+}
+
+/// What one `inTransaction` does at its COMMIT: statements sent with it, actions run after it.
+private struct CommitWork {
+    var statements: [PostgresStatement] = []
+    var actions: [@Sendable () -> Void] = []
 }
