@@ -222,7 +222,7 @@ struct IdentityService: IdentityProvider {
     /// `AccountCreated`, payload the `Account` message, in the sign-up's transaction.
     func appendAccountCreated(_ account: Identity.Account, on connection: Connection) async throws {
         try await outbox.appendAtCommit(OutboxEvent(type: "AccountCreated", app: account.app, aggregateID: account.id,
-                                            payload: account.serializedBytes()), on: connection)
+                                                    payload: account.serializedBytes()), on: connection)
     }
 
     /// The caller's account id; tokens are ours, so a bad one means a bug or a forged claim.

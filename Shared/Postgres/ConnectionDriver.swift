@@ -76,11 +76,11 @@ final class ConnectionDriver: EventLoopHandler, @unchecked Sendable {
     private var statements: [StatementKey: String] = [:]
     private var nextStatement = 1
 
-    /// Takes ownership of `handle`, an open connection already in non-blocking mode.
     /// Set by libpq's notice receiver, on the loop, when the server announced the end of the
     /// session while no request was in flight.
     private let notices = NoticeFlags()
 
+    /// Takes ownership of `handle`, an open connection already in non-blocking mode.
     init(handle: OpaquePointer, loop: EventLoop) {
         self.handle = handle
         self.loop = loop

@@ -3,8 +3,8 @@ import CryptoCore
 
 extension UUID {
     /// A new random UUID (version 4, RFC 9562 §5.4) from OpenSSL's CSPRNG. Foundation's
-    /// `UUID.random()` on Linux opens, reads and closes /dev/urandom for every id: three system calls,
-    /// the open a path lookup, several per write on the busiest RPCs.
+    /// `UUID()` on Linux opens, reads and closes /dev/urandom for every id: three system
+    /// calls, the open a path lookup, several per write on the busiest RPCs.
     package static func random() -> UUID {
         var bytes = SecureRandom.bytes(16)
         bytes[6] = (bytes[6] & 0x0F) | 0x40  // version 4

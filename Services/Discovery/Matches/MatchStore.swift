@@ -65,7 +65,7 @@ struct MatchStore: Sendable {
         event.matchedAt = Timestamp(microseconds: entry.createdAt)
         event.superLike = superLike
         try await outbox.appendAtCommit(OutboxEvent(type: "MatchCreated", app: app, aggregateID: event.matchID,
-                                            payload: event.serializedBytes()), on: connection)
+                                                    payload: event.serializedBytes()), on: connection)
         return (entry, true)
     }
 
@@ -148,6 +148,6 @@ struct MatchStore: Sendable {
         event.reason = reason
         event.endedAt = Timestamp(microseconds: try rows[0].decode(0))
         try await outbox.appendAtCommit(OutboxEvent(type: "MatchEnded", app: app, aggregateID: event.matchID,
-                                            payload: event.serializedBytes()), on: connection)
+                                                    payload: event.serializedBytes()), on: connection)
     }
 }

@@ -109,7 +109,7 @@ struct SessionStore: Sendable {
         event.accountID = account.uuidString.lowercased()
         event.joinedAt = Timestamp(microseconds: try rows[0].decode(0))
         try await outbox.appendAtCommit(OutboxEvent(type: "SessionJoined", app: app, aggregateID: event.sessionID,
-                                            payload: event.serializedBytes()), on: connection)
+                                                    payload: event.serializedBytes()), on: connection)
     }
 
     /// Records the like (idempotently) and returns how many participants like that option now.
@@ -135,7 +135,7 @@ struct SessionStore: Sendable {
         event.participantIDs = try await participantIDs(of: session, on: connection)
         event.matchedAt = Timestamp(microseconds: try rows[0].decode(0))
         try await outbox.appendAtCommit(OutboxEvent(type: "SessionMatched", app: app, aggregateID: event.sessionID,
-                                            payload: event.serializedBytes()), on: connection)
+                                                    payload: event.serializedBytes()), on: connection)
     }
 
     func markClosed(_ session: UUID, app: String, on connection: Connection) async throws {
@@ -149,7 +149,7 @@ struct SessionStore: Sendable {
         event.participantIDs = try await participantIDs(of: session, on: connection)
         event.closedAt = Timestamp(microseconds: try rows[0].decode(0))
         try await outbox.appendAtCommit(OutboxEvent(type: "SessionClosed", app: app, aggregateID: event.sessionID,
-                                            payload: event.serializedBytes()), on: connection)
+                                                    payload: event.serializedBytes()), on: connection)
     }
 
     func option(_ id: String, in category: String, on connection: Connection) async throws -> Sessions.SessionOption? {

@@ -29,7 +29,7 @@ struct AccountDeletion: Sendable {
         let event = Identity.AccountDeleted(accountID: accountID.uuidString.lowercased(), app: app,
                                             deletedAt: Timestamp(deletedAt))
         try await outbox.appendAtCommit(OutboxEvent(type: "AccountDeleted", app: app, aggregateID: event.accountID,
-                                            payload: event.serializedBytes()), on: connection)
+                                                    payload: event.serializedBytes()), on: connection)
         let revoked = try await revocations.sessionsRevoked(sessions, accountID: accountID, app: app,
                                                             reason: .accountDeleted, on: connection)
         return (deletedAt, revoked)

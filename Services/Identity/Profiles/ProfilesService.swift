@@ -170,7 +170,7 @@ struct ProfilesService: ProfilesProvider {
         guard let record = saved else { throw IdentityError.accountNotFound }
         let payload = record.message(as: .owner)
         try await outbox.appendAtCommit(OutboxEvent(type: "ProfileUpdated", app: app, aggregateID: payload.accountID,
-                                            payload: payload.serializedBytes()), on: connection)
+                                                    payload: payload.serializedBytes()), on: connection)
         return record
     }
 }

@@ -45,7 +45,7 @@ struct RoleStore: Sendable {
         event.changedBy = changedBy?.uuidString.lowercased() ?? ""
         event.changedAt = Timestamp(microseconds: try rows[0].decode(0))
         try await outbox.appendAtCommit(OutboxEvent(type: "RoleChanged", app: app, aggregateID: accountID,
-                                            payload: event.serializedBytes()), on: connection)
+                                                    payload: event.serializedBytes()), on: connection)
         try await TokenRevocations(outbox: outbox, list: revocationList).claimsChanged(accountID: id, app: app, changed: "role", on: connection)
         return Profiles.RoleAssignment(accountID: accountID, role: role, previousRole: previous, changed: true)
     }

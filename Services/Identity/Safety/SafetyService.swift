@@ -78,7 +78,7 @@ struct SafetyService: SafetyProvider {
             event.app = caller.app
             event.unblockedAt = Timestamp(microseconds: unblockedAt)
             try await outbox.appendAtCommit(OutboxEvent(type: "UserUnblocked", app: caller.app, aggregateID: event.blockerID,
-                                                payload: event.serializedBytes()), on: connection)
+                                                        payload: event.serializedBytes()), on: connection)
             return Safety.UnblockResponse(unblocked: true)
         }
     }
@@ -124,7 +124,7 @@ struct SafetyService: SafetyProvider {
                 event.reason = reason.message
                 event.reportedAt = Timestamp(microseconds: report.createdAt)
                 try await outbox.appendAtCommit(OutboxEvent(type: "UserReported", app: caller.app, aggregateID: event.reportedID,
-                                                    payload: event.serializedBytes()), on: connection)
+                                                            payload: event.serializedBytes()), on: connection)
             }
             if request.alsoBlock {
                 _ = try await addBlock(target, by: reporter, app: caller.app, on: connection)
@@ -180,7 +180,7 @@ struct SafetyService: SafetyProvider {
             event.app = app
             event.blockedAt = Timestamp(microseconds: blockedAt)
             try await outbox.appendAtCommit(OutboxEvent(type: "UserBlocked", app: app, aggregateID: event.blockerID,
-                                                payload: event.serializedBytes()), on: connection)
+                                                        payload: event.serializedBytes()), on: connection)
         }
         return blockedAt
     }

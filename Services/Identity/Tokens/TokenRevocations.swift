@@ -39,7 +39,7 @@ struct TokenRevocations: Sendable {
         event.revokedAt = Timestamp(milliseconds: RevocationList.milliseconds(now))
         event.validUntil = Timestamp(milliseconds: RevocationList.milliseconds(now) + accessTokenLifetime * 1000)
         try await outbox.appendAtCommit(OutboxEvent(type: "SessionsRevoked", app: app, aggregateID: event.accountID,
-                                            payload: event.serializedBytes()), on: connection)
+                                                    payload: event.serializedBytes()), on: connection)
         return event
     }
 
@@ -55,7 +55,7 @@ struct TokenRevocations: Sendable {
         event.notBefore = Timestamp(milliseconds: RevocationList.milliseconds(now))
         event.validUntil = Timestamp(milliseconds: RevocationList.milliseconds(now) + accessTokenLifetime * 1000)
         try await outbox.appendAtCommit(OutboxEvent(type: "AccountClaimsChanged", app: app, aggregateID: event.accountID,
-                                            payload: event.serializedBytes()), on: connection)
+                                                    payload: event.serializedBytes()), on: connection)
         list?.claimsChanged(accountID: event.accountID, notBefore: RevocationList.milliseconds(now),
                             validUntil: RevocationList.milliseconds(now) + accessTokenLifetime * 1000)
     }

@@ -44,7 +44,7 @@ struct EventStore: Sendable {
         let changed = Momento.EventCountersChanged(eventID: event.uuidString.lowercased(), memberCount: try row.decode(1),
                                                    photoCount: try row.decode(2))
         try await outbox.appendAtCommit(OutboxEvent(type: "EventCountersChanged", app: try row.decode(0), aggregateID: changed.eventID,
-                                            payload: changed.serializedBytes()), on: connection)
+                                                    payload: changed.serializedBytes()), on: connection)
     }
 
     func event(_ id: UUID, app: String, on connection: Connection) async throws -> EventRecord? {

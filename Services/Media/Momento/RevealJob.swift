@@ -53,7 +53,7 @@ struct RevealJob: Sendable {
                 event.memberIDs = try row.decode(5)
                 event.galleryLink = "momento://event/\(event.eventID)/gallery"
                 try await outbox.appendAtCommit(OutboxEvent(type: "EventRevealed", app: event.app, aggregateID: event.eventID,
-                                                    payload: event.serializedBytes()), on: connection)
+                                                            payload: event.serializedBytes()), on: connection)
             }
             return rows.count
         }

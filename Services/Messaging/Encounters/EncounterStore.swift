@@ -217,8 +217,8 @@ struct EncounterStore: Sendable {
                                                         reason: award.reason, app: row.app,
                                                         earnedAt: Timestamp(microseconds: row.now))
             try await outbox.appendAtCommit(OutboxEvent(type: "EncounterAwardEarned", app: row.app,
-                                                aggregateID: row.id.uuidString.lowercased(),
-                                                payload: event.serializedBytes()), on: connection)
+                                                        aggregateID: row.id.uuidString.lowercased(),
+                                                        payload: event.serializedBytes()), on: connection)
         }
         for step in effects.steps {
             for account in row.participants {

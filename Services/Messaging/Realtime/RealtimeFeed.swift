@@ -15,7 +15,7 @@ struct RealtimeFeed: Sendable {
     func publish(_ event: Realtime.RealtimeEvent, type: String, app: String, to recipients: [UUID],
                  on connection: Connection) async throws {
         try await outbox.appendAtCommit(OutboxEvent(type: type, app: app, aggregateID: "", payload: event.serializedBytes()),
-                                forEach: recipients.map { $0.uuidString.lowercased() }, on: connection)
+                                                forEach: recipients.map { $0.uuidString.lowercased() }, on: connection)
     }
 
     /// `account`'s events with cursors in (`after`, `through`], oldest first, at most `limit`.

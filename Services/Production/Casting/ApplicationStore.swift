@@ -96,7 +96,7 @@ struct ApplicationStore: Sendable {
         event.accountID = application.accountID
         event.submittedAt = application.submittedAt
         try await outbox.appendAtCommit(OutboxEvent(type: "ApplicationSubmitted", app: app, aggregateID: application.id,
-                                            payload: event.serializedBytes()), on: connection)
+                                                    payload: event.serializedBytes()), on: connection)
         return application
     }
 
@@ -115,7 +115,7 @@ struct ApplicationStore: Sendable {
         event.to = status
         event.changedAt = changed.updatedAt
         try await outbox.appendAtCommit(OutboxEvent(type: "ApplicationStatusChanged", app: app, aggregateID: changed.id,
-                                            payload: event.serializedBytes()), on: connection)
+                                                    payload: event.serializedBytes()), on: connection)
         return changed
     }
 

@@ -129,7 +129,7 @@ struct EpisodeStore: Sendable {
         event.title = episode.title
         event.publishedAt = episode.publishedAt
         try await outbox.appendAtCommit(OutboxEvent(type: "EpisodePublished", app: app, aggregateID: episode.id,
-                                            payload: event.serializedBytes()), on: connection)
+                                                    payload: event.serializedBytes()), on: connection)
     }
 
     static func setBehindTheGlass(_ id: UUID, _ detail: Production.BehindTheGlass, on connection: Connection) async throws {

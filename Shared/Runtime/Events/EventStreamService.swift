@@ -64,11 +64,8 @@ package struct EventStreamService: EventStreamProvider {
                     ? try await outbox.hasHeldBack(after: batch.readThrough, types: request.types, on: connection) : false
                 return (batch, heldBack)
             }
-            for event in batch.events {
-                try await handle(event)
-                cursor = event.cursor
-            }
-            cursor = max(cursor, batch.readThrough)
+            for event in batch.events { try await handle(event) }
+            cursor = batch.readThrough
             if batch.events.count < batchSize {
                 await notifier.wait(after: seen, timeout: heldBack ? heldBackInterval : pollInterval)
             }

@@ -135,14 +135,14 @@ struct ReferralStore: Sendable {
         used.redeemerAccountID = account.uuidString.lowercased()
         used.usedAt = Timestamp(usedAt)
         try await outbox.appendAtCommit(OutboxEvent(type: "ReferralUsed", app: redeemer.app, aggregateID: used.referrerAccountID,
-                                            payload: used.serializedBytes()), on: connection)
+                                                    payload: used.serializedBytes()), on: connection)
         var approved = Membership.MembershipApproved()
         approved.accountID = used.redeemerAccountID
         approved.method = .referral
         approved.approvedByAccountID = used.referrerAccountID
         approved.approvedAt = used.usedAt
         try await outbox.appendAtCommit(OutboxEvent(type: "MembershipApproved", app: redeemer.app, aggregateID: approved.accountID,
-                                            payload: approved.serializedBytes()), on: connection)
+                                                    payload: approved.serializedBytes()), on: connection)
         try await TokenRevocations(outbox: outbox, list: revocationList).claimsChanged(accountID: account, app: redeemer.app,
                                                                  changed: "membership_status", on: connection)
         return Redemption(referrerID: referrerID, usedAt: usedAt)

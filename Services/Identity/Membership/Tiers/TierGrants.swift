@@ -97,7 +97,7 @@ enum TierGrants {
             event.previousTier = previous
             event.expiresAt = tier.expiresAt.map(Timestamp.init)
             try await outbox.appendAtCommit(OutboxEvent(type: "TierChanged", app: app, aggregateID: event.accountID,
-                                                payload: event.serializedBytes()), on: connection)
+                                                        payload: event.serializedBytes()), on: connection)
             try await TokenRevocations(outbox: outbox, list: revocationList).claimsChanged(accountID: accountID, app: app, changed: "tier",
                                                                      on: connection)
         }
