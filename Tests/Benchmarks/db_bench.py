@@ -124,15 +124,20 @@ class LagSubscriber(threading.Thread):
             self.ready.set()
 
 
-def h2load_run(url, body_file, clients, per_client, log_file, server):
-    headers = ["-H", "content-type: application/grpc", "-H", "te: trailers"]
+def h2load_run(url, body_file, clients, per_client, log_file, server, extra_headers=()):
+    """(req/s, failed, latencies, server CPU %, DATA bytes per answer) of one h2load run."""
+    headers = ["-H", "content-type: application/grpc", "-H", "te: trailers", *extra_headers]
     cpu_before, wall_before = cpu_seconds(server.pid), time.monotonic()
     result = subprocess.run(["h2load", "-D", str(SECONDS), "-c", str(clients), "-m", str(per_client), "-t", "1",
                              *headers, "-d", body_file, "--log-file", log_file, url],
                             capture_output=True, text=True, timeout=SECONDS + 120)
     cpu = 100.0 * (cpu_seconds(server.pid) - cpu_before) / (time.monotonic() - wall_before)
     rps, ok, failed = parse_summary(result.stdout)
-    return rps, failed, latencies_us(log_file), cpu
+    data = 0
+    for line in result.stdout.splitlines():
+        if line.strip().startswith("traffic:"):  # traffic: … total, … headers (…), 821.79KB (841511) data
+            data = int(line.rsplit("(", 1)[1].split(")")[0])
+    return rps, failed, latencies_us(log_file), cpu, data / ok if ok else 0
 
 
 IDENTITY_PASSWORD = os.environ.get("RV_PG_PASSWORD_IDENTITY", "rv_identity_local")
@@ -198,23 +203,6 @@ def stop(server):
         server.kill()
 
 
-def h2load_get(url, body_file, streams, log_file, server, extra_headers=()):
-    """GetAccount at `streams` (16 connections); (req/s, failed, latencies, server CPU %, data bytes per answer)."""
-    clients, per_client = 16, streams // 16
-    headers = ["-H", "content-type: application/grpc", "-H", "te: trailers", *extra_headers]
-    cpu_before, wall_before = cpu_seconds(server.pid), time.monotonic()
-    result = subprocess.run(["h2load", "-D", str(SECONDS), "-c", str(clients), "-m", str(per_client), "-t", "1",
-                             *headers, "-d", body_file, "--log-file", log_file, url],
-                            capture_output=True, text=True, timeout=SECONDS + 120)
-    cpu = 100.0 * (cpu_seconds(server.pid) - cpu_before) / (time.monotonic() - wall_before)
-    rps, ok, failed = parse_summary(result.stdout)
-    data = 0
-    for line in result.stdout.splitlines():
-        if line.strip().startswith("traffic:"):  # traffic: … total, … headers (…), 821.79KB (841511) data
-            data = int(line.rsplit("(", 1)[1].split(")")[0])
-    return rps, failed, latencies_us(log_file), cpu, data / ok if ok else 0
-
-
 def outbox_cost(port, work, server):
     """UpsertProfile with and without its event, then the delivery lag; returns failed requests."""
     url = f"http://127.0.0.1:{port}/rendezvous.bench.v1.Bench/UpsertProfile"
@@ -229,7 +217,7 @@ def outbox_cost(port, work, server):
         for turn in range(ROUNDS):
             results = {}
             for with_event in (False, True):
-                rps, failed, lat, _ = h2load_run(url, bodies[with_event], clients, per_client,
+                rps, failed, lat, _, _ = h2load_run(url, bodies[with_event], clients, per_client,
                                                  os.path.join(work, f"upsert-{streams}-{int(with_event)}-{turn}.log"), server)
                 failures += failed
                 results[with_event] = (rps, percentile(lat, 0.99))
@@ -245,7 +233,7 @@ def outbox_cost(port, work, server):
     subscriber.start()
     subscriber.ready.wait(60)
     time.sleep(0.5)
-    rps, failed, _, _ = h2load_run(url, bodies[True], 16, 4, os.path.join(work, "lag.log"), server)
+    rps, failed, _, _, _ = h2load_run(url, bodies[True], 16, 4, os.path.join(work, "lag.log"), server)
     failures += failed
     time.sleep(1.0)
     if subscriber.stream is not None:
@@ -298,9 +286,10 @@ def main():
             for streams in (16, 64):
                 bare, authed = [], []
                 for turn in range(ROUNDS):
-                    bare.append(h2load_get(url, body_file, streams, os.path.join(work, f"bare-{streams}-{turn}.log"), server))
-                    authed.append(h2load_get(identity_url, empty_body, streams, os.path.join(work, f"auth-{streams}-{turn}.log"),
-                                             identity, auth))
+                    bare.append(h2load_run(url, body_file, 16, streams // 16, os.path.join(work, f"bare-{streams}-{turn}.log"),
+                                           server))
+                    authed.append(h2load_run(identity_url, empty_body, 16, streams // 16,
+                                             os.path.join(work, f"auth-{streams}-{turn}.log"), identity, auth))
                 tps, pg_latency = pgbench(streams)
                 # The median round of each side (by throughput), its latencies and CPU with it.
                 rps, failed, lat, cpu, _ = sorted(bare, key=lambda r: r[0])[len(bare) // 2]
@@ -338,11 +327,7 @@ def main():
         print(f"{len(rows) if not failures else 0} passed, {1 if failures else 0} failed")
         return 1 if failures else 0
     finally:
-        server.send_signal(signal.SIGTERM)
-        try:
-            server.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            server.kill()
+        stop(server)
         shutil.rmtree(work, ignore_errors=True)
 
 

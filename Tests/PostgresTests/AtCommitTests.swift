@@ -10,6 +10,10 @@ import TestSupport
         }
     }
 
+    static func insert(_ id: Int32, into table: String) -> PostgresStatement {
+        PostgresStatement("INSERT INTO \(table) VALUES ($1)", [.int32(id)])
+    }
+
     static func makeTable(_ pool: PostgresPool) async throws -> String {
         let table = TestDatabase.uniqueName("at_commit")
         try await pool.withConnection { try await $0.executeScript("CREATE TABLE \(table) (id int4 PRIMARY KEY)") }
@@ -21,7 +25,7 @@ import TestSupport
         defer { pool.close() }
         let table = try await Self.makeTable(pool)
         try await pool.withTransaction { connection in
-            #expect(connection.atCommit(PostgresStatement("INSERT INTO \(table) VALUES ($1)", [.int32(2)])))
+            #expect(connection.atCommit(Self.insert(2, into: table)))
             try await connection.execute("INSERT INTO \(table) VALUES ($1)", [.int32(1)])
             // Not sent yet: the body's own statements see only their own rows.
             #expect(try await connection.query("SELECT id FROM \(table)").count == 1)
@@ -34,8 +38,8 @@ import TestSupport
         defer { pool.close() }
         let table = try await Self.makeTable(pool)
         try await pool.withTransaction { connection in
-            #expect(connection.atCommit(PostgresStatement("INSERT INTO \(table) VALUES ($1)", [.int32(7)])))
-            #expect(connection.atCommit(PostgresStatement("INSERT INTO \(table) VALUES ($1)", [.int32(8)])))
+            #expect(connection.atCommit(Self.insert(7, into: table)))
+            #expect(connection.atCommit(Self.insert(8, into: table)))
         }
         #expect(try await Self.ids(table, pool) == [7, 8])
     }
@@ -48,7 +52,7 @@ import TestSupport
         await #expect(throws: PostgresError.self) {
             try await pool.withTransaction { connection in
                 try await connection.execute("INSERT INTO \(table) VALUES ($1)", [.int32(1)])
-                _ = connection.atCommit(PostgresStatement("INSERT INTO \(table) VALUES ($1)", [.int32(5)]))
+                _ = connection.atCommit(Self.insert(5, into: table))
             }
         }
         #expect(try await Self.ids(table, pool) == [5], "the body's insert went with the failed commit")
@@ -64,7 +68,7 @@ import TestSupport
         let table = try await Self.makeTable(pool)
         await #expect(throws: Boom.self) {
             try await pool.withTransaction { connection in
-                _ = connection.atCommit(PostgresStatement("INSERT INTO \(table) VALUES ($1)", [.int32(1)]))
+                _ = connection.atCommit(Self.insert(1, into: table))
                 throw Boom()
             }
         }
