@@ -128,6 +128,14 @@ package final class Connection: Sendable {
         }
     }
 
+    /// Runs `statement` with the COMMIT of the transaction this connection is in (`atCommit`),
+    /// or at once outside such a transaction: a write nothing reads before the commit.
+    package func executeAtCommit(_ statement: PostgresStatement) async throws {
+        if !atCommit(statement) {
+            _ = try await query(statement.sql, statement.params)
+        }
+    }
+
     func beginTrackingCommit() { commit.withLock { $0 = CommitWork() } }
 
     /// The statements queued by `atCommit`, handed over once.

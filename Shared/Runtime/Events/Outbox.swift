@@ -150,7 +150,7 @@ package struct Outbox: Sendable {
         guard !aggregateIDs.isEmpty else { return [] }
         let statement = appendStatement(event, forEach: aggregateIDs, ids: ids, on: connection)
         let rows = try await connection.query(statement.sql, statement.params)
-        return try rows.map { try $0.decode(0) }
+        return try rows.map { try $0.decode(0) as Int64 }.sorted()
     }
 
     /// Appends `event` like `append`, but sends it with the transaction's COMMIT
@@ -170,46 +170,68 @@ package struct Outbox: Sendable {
     private func appendAtCommit(_ event: OutboxEvent, forEach aggregateIDs: [String], ids: [UUID],
                                 on connection: Connection) async throws {
         guard !aggregateIDs.isEmpty else { return }
-        let statement = appendStatement(event, forEach: aggregateIDs, ids: ids, on: connection)
-        if !connection.atCommit(statement) {
-            _ = try await connection.query(statement.sql, statement.params)
-        }
+        try await connection.executeAtCommit(appendStatement(event, forEach: aggregateIDs, ids: ids, on: connection))
     }
 
     /// The statement appending one copy of `event` per aggregate id; registers the wake-up of
     /// watchers after the commit when this process has a notifier, else NOTIFYs in the statement.
     ///
-    /// The rank counts this transaction's events in a transaction-local setting
-    /// (set_config(…, true) ends with the transaction, and with a rolled-back savepoint along
-    /// with that savepoint's rows); the statement takes the next `count` ranks, and fails
-    /// (SQLSTATE 22P02, the limit in its text) past the last a cursor can hold, so that no
-    /// event is ever dropped, even when nobody reads the statement's rows. Repeats of one
-    /// notification in a transaction are sent once.
+    /// Each row takes the next rank from a transaction-local counter (set_config(…, true) ends
+    /// with the transaction, and with a rolled-back savepoint along with that savepoint's rows):
+    /// rows are numbered in the order given, as one row after another. A rank past the last a
+    /// cursor can hold fails the statement (SQLSTATE 22P02, the limit in its text), so that no
+    /// event is ever dropped, even when nobody reads the statement's rows.
+    ///
+    /// The usual case, one event in a transaction whose commit wakes the watchers, is a plain
+    /// `INSERT … VALUES`: the common-table-expression form this replaced (a rank row, the insert,
+    /// a NOTIFY step, a count) made a pipelined upsert with its event 20% slower in `pgbench`.
     private func appendStatement(_ event: OutboxEvent, forEach aggregateIDs: [String], ids: [UUID],
                                  on connection: Connection) -> PostgresStatement {
         let channel = self.channel
         let notifiedAfterCommit = OutboxNotifier.isRegistered(channel: channel)
             && connection.afterCommit { OutboxNotifier.committed(channel: channel) }
-        return PostgresStatement("""
-            WITH rank AS (
-                SELECT set_config('rendezvous.outbox_rank',
-                                  (coalesce(nullif(current_setting('rendezvous.outbox_rank', true), ''), '0')::bigint
-                                   + cardinality($1::uuid[]))::text,
-                                  true)::bigint AS n),
-            inserted AS (
+        let insert: String
+        var params: [PostgresValue]
+        if aggregateIDs.count == 1 {
+            insert = """
                 INSERT INTO \(table) (cursor, id, type, app, aggregate_id, payload)
-                SELECT CASE WHEN rank.n < \(1 << Self.rankBits)
-                            THEN (pg_current_xact_id()::text::bigint << \(Self.rankBits)) | (rank.n - cardinality($1::uuid[]) + e.position)
-                            ELSE ('a transaction may append at most \((1 << Self.rankBits) - 1) outbox events, not ' || rank.n)::bigint
-                       END,
-                       e.id, $2, $3, e.aggregate_id, $5
-                FROM rank, unnest($1::uuid[], $4::text[]) WITH ORDINALITY AS e(id, aggregate_id, position)
-                RETURNING cursor),
-            notified AS (SELECT pg_notify($6, '') FROM (SELECT 1 FROM inserted LIMIT 1) one WHERE NOT $7)
-            SELECT cursor, (SELECT count(*) FROM notified) FROM inserted ORDER BY cursor
-            """, [.uuidArray(ids), .text(event.type), .text(event.app), .textArray(aggregateIDs), .bytea(event.payload),
-                  .text(channel), .bool(notifiedAfterCommit)])
+                VALUES (\(Self.nextCursor), $1, $2, $3, $4, $5)
+                """
+            params = [.uuid(ids[0]), .text(event.type), .text(event.app), .text(aggregateIDs[0]), .bytea(event.payload)]
+        } else {
+            insert = """
+                INSERT INTO \(table) (cursor, id, type, app, aggregate_id, payload)
+                SELECT \(Self.nextCursor), e.id, $2, $3, e.aggregate_id, $5
+                FROM unnest($1::uuid[], $4::text[]) AS e(id, aggregate_id)
+                """
+            params = [.uuidArray(ids), .text(event.type), .text(event.app), .textArray(aggregateIDs), .bytea(event.payload)]
+        }
+        if notifiedAfterCommit {
+            return PostgresStatement(insert + " RETURNING cursor", params)
+        }
+        // Repeats of one notification in a transaction are sent once.
+        params.append(.text(channel))
+        return PostgresStatement("""
+            WITH inserted AS (\(insert) RETURNING cursor),
+            notified AS (SELECT pg_notify($6, '') FROM (SELECT 1 FROM inserted LIMIT 1) one)
+            SELECT cursor, (SELECT count(*) FROM notified) FROM inserted
+            """, params)
     }
+
+    /// The next cursor of the transaction, in SQL: its id, then the next rank of the
+    /// transaction-local counter, or an error past the last rank.
+    private static let nextCursor: String = {
+        let rank = "coalesce(nullif(current_setting('rendezvous.outbox_rank', true), ''), '0')::bigint + 1"
+        let limit = 1 << rankBits
+        return """
+            (pg_current_xact_id()::text::bigint << \(rankBits))
+            | set_config('rendezvous.outbox_rank',
+                         CASE WHEN \(rank) < \(limit) THEN (\(rank))::text
+                              ELSE ('a transaction may append at most \(limit - 1) outbox events, not ' || \(rank))::bigint::text
+                         END,
+                         true)::bigint
+            """
+    }()
 
     /// The horizon in SQL: cursors below it belong to transactions that have all ended.
     private static let horizon = "(pg_snapshot_xmin(pg_current_snapshot())::text::bigint << \(rankBits))"
