@@ -202,8 +202,9 @@ struct IdentityService: IdentityProvider {
     /// sign-up carried a member's referral code, the code redeemed in the same transaction so the
     /// account (and its token) starts active. A code that cannot be redeemed fails the sign-up.
     ///
-    /// The event goes out with the COMMIT (`Outbox.appendAtCommit`); a sign-in without a code
-    /// is then three round trips: the account, the session with its refresh token, the commit.
+    /// The session and the event go out with the COMMIT (`Connection.executeAtCommit`); a sign-in
+    /// without a code is then two round trips: the account, then the session with its refresh
+    /// token, the event and the commit.
     func openAccount(_ account: Identity.Account, referralCode: String, policy: AppPolicy, deviceName: String,
                      on connection: Connection) async throws -> Identity.AuthSession {
         guard !referralCode.isEmpty else {

@@ -70,20 +70,26 @@ enum ProfileStore {
 
     /// The profile of `id` in `app`, its row created if missing and locked until the
     /// transaction ends, for a read-modify-write.
-    static func lock(id: UUID, app: String, on connection: Connection) async throws -> ProfileRecord? {
-        // One round trip: the lock's read sees the row the insert before it may have made.
+    static func lock(id: UUID, app: String, on connection: Connection) async throws -> LockedProfile? {
+        let lock = PostgresStatement("""
+            SELECT \(columns), \(UnixMicroseconds.sql("now()"))
+            FROM identity.accounts a JOIN identity.profiles p ON p.account_id = a.id
+            WHERE a.id = $1 AND a.app = $2 FOR UPDATE OF p
+            """, [.uuid(id), .text(app)])
+        if let row = try await connection.query(lock.sql, lock.params).first {
+            return try LockedProfile(record: decode(row), now: row.decode(27))
+        }
+        // The profile's first write: its row, then the lock, in one round trip (the lock's read
+        // sees the row the insert made, or that a concurrent first write made).
         let results = try await connection.pipeline([
             PostgresStatement("""
                 INSERT INTO identity.profiles (account_id, app)
                 SELECT a.id, a.app FROM identity.accounts a WHERE a.id = $1 AND a.app = $2
                 ON CONFLICT (account_id) DO NOTHING
                 """, [.uuid(id), .text(app)]),
-            PostgresStatement("""
-                SELECT \(columns) FROM identity.accounts a JOIN identity.profiles p ON p.account_id = a.id
-                WHERE a.id = $1 AND a.app = $2 FOR UPDATE OF p
-                """, [.uuid(id), .text(app)]),
+            lock,
         ])
-        return try results[1].first.map { try decode($0) }
+        return try results[1].first.map { try LockedProfile(record: decode($0), now: $0.decode(27)) }
     }
 
     /// Changes the account's username; false when it already had it. A name another account
@@ -94,15 +100,20 @@ enum ProfileStore {
             """, [.uuid(id), .text(app), .text(username.value)]) == 1
     }
 
-    /// Writes `content` and `verified` to the locked row of `id` in `app` (`byOwner` also marks
-    /// the owner active) and reads the profile back as its owner's `find` does, in one round trip.
-    static func save(id: UUID, app: String, content: ProfileContent, verified: Bool, byOwner: Bool,
-                     on connection: Connection) async throws -> ProfileRecord? {
-        let results = try await connection.pipeline([
-            PostgresStatement(update, updateParameters(id: id, content: content, verified: verified, byOwner: byOwner)),
-            findStatement(id: id, app: app, reader: id),
-        ])
-        return try results[1].first.map { try decode($0, withDistance: true) }
+    /// Writes `content` and `verified` to the locked row (`byOwner` also marks the owner active)
+    /// with the transaction's COMMIT (`Connection.executeAtCommit`), and returns the profile as
+    /// saved: the locked one with the new values, stamped with the transaction's time as the
+    /// row will be. Nothing reads the row before the commit, so nothing waits for the write.
+    static func save(_ locked: LockedProfile, content: ProfileContent, verified: Bool, byOwner: Bool,
+                     on connection: Connection) async throws -> ProfileRecord {
+        try await connection.executeAtCommit(PostgresStatement(update, updateParameters(
+            id: locked.record.accountID, content: content, verified: verified, byOwner: byOwner)))
+        var saved = locked.record
+        saved.content = content
+        saved.verified = verified
+        saved.updatedAt = locked.now
+        if byOwner { saved.lastActiveAt = locked.now }
+        return saved
     }
 
     private static let update = """
@@ -180,4 +191,11 @@ enum ProfileStore {
         if withDistance { record.distanceMeters = try row.decode(27) }
         return record
     }
+}
+
+/// A profile locked for a read-modify-write, and its transaction's `now()` (microseconds since
+/// the epoch): the time `ProfileStore.save` stamps the row with.
+struct LockedProfile {
+    var record: ProfileRecord
+    let now: Int64
 }

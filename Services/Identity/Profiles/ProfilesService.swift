@@ -113,11 +113,11 @@ struct ProfilesService: ProfilesProvider {
                 if let username = update.username {
                     _ = try await ProfileStore.rename(id: id, app: caller.app, to: username, on: connection)
                 }
-                guard let record = try await ProfileStore.lock(id: id, app: caller.app, on: connection) else {
+                guard let locked = try await ProfileStore.lock(id: id, app: caller.app, on: connection) else {
                     throw IdentityError.accountNotFound
                 }
-                let content = try update.applied(to: record.content)
-                let saved = try await ProfileStore.save(id: id, app: caller.app, content: content, verified: record.verified,
+                let content = try update.applied(to: locked.record.content)
+                let saved = try await ProfileStore.save(locked, content: content, verified: locked.record.verified,
                                                         byOwner: true, on: connection)
                 return try await published(saved, app: caller.app, on: connection).message(as: .owner)
             }
@@ -154,20 +154,19 @@ struct ProfilesService: ProfilesProvider {
         try await pool.withTransaction { connection in
             try await Authorization.requireAdmin(caller, on: connection)
             let id = try LookupError.accountID(request.accountID)
-            guard let record = try await ProfileStore.lock(id: id, app: caller.app, on: connection) else {
+            guard let locked = try await ProfileStore.lock(id: id, app: caller.app, on: connection) else {
                 throw LookupError.userNotFound
             }
-            guard record.verified != request.verified else { return record.message(as: .reader) }
-            let saved = try await ProfileStore.save(id: id, app: caller.app, content: record.content,
+            guard locked.record.verified != request.verified else { return locked.record.message(as: .reader) }
+            let saved = try await ProfileStore.save(locked, content: locked.record.content,
                                                     verified: request.verified, byOwner: false, on: connection)
             return try await published(saved, app: caller.app, on: connection).message(as: .reader)
         }
     }
 
-    /// The profile just written and read back, once its `ProfileUpdated` event (payload: the
-    /// full Profile) is appended in the same transaction.
-    private func published(_ saved: ProfileRecord?, app: String, on connection: Connection) async throws -> ProfileRecord {
-        guard let record = saved else { throw IdentityError.accountNotFound }
+    /// The profile just saved, once its `ProfileUpdated` event (payload: the full Profile) is
+    /// appended in the same transaction.
+    private func published(_ record: ProfileRecord, app: String, on connection: Connection) async throws -> ProfileRecord {
         let payload = record.message(as: .owner)
         try await outbox.appendAtCommit(OutboxEvent(type: "ProfileUpdated", app: app, aggregateID: payload.accountID,
                                                     payload: payload.serializedBytes()), on: connection)

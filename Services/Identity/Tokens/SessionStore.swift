@@ -17,29 +17,22 @@ struct SessionStore: Sendable {
     /// Appends `SessionsRevoked` whenever sessions end early.
     let revocations: TokenRevocations
 
-    /// A new session for `account` with its first refresh token.
+    /// A new session for `account` with its first refresh token, written with the transaction's
+    /// COMMIT (`Connection.executeAtCommit`): a session starts last in every sign-in, nothing in
+    /// the transaction reads it, and the caller learns everything it returns without a round
+    /// trip. The expiry is this process's clock plus the lifetime, in whole seconds.
     func create(account: Identity.Account, deviceName: String, on connection: Connection) async throws
         -> (sessionID: UUID, refreshToken: String, expiresAt: Date) {
         let sessionID = UUID.random()
         let token = RefreshToken.make()
-        // One round trip: the first refresh token takes its expiry from the session row the
-        // statement before it inserted.
-        let results = try await connection.pipeline([
-            PostgresStatement("""
-                INSERT INTO identity.sessions (id, account_id, app, device_name, expires_at)
-                VALUES ($1, $2, $3, $4, now() + $5::bigint * interval '1 second')
-                RETURNING expires_at
-                """, [.uuid(sessionID), .uuid(UUID(uuidString: account.id)), .text(account.app),
-                      .text(String(deviceName.prefix(100))), .int64(refreshTokenLifetime)]),
-            PostgresStatement("""
-                INSERT INTO identity.refresh_tokens (token_hash, session_id, generation, expires_at)
-                SELECT $1, s.id, 1, s.expires_at FROM identity.sessions s WHERE s.id = $2
-                """, [.bytea(RefreshToken.hash(token)), .uuid(sessionID)]),
-        ])
-        guard results[1].affectedRows == 1 else {
-            throw PostgresError(code: .protocolViolation, context: "the new session's refresh token was not stored")
-        }
-        let expiresAt: Date = try results[0][0].decode(0)
+        let expiresAt = Date(timeIntervalSince1970: (Date().timeIntervalSince1970 + Double(refreshTokenLifetime)).rounded(.down))
+        try await connection.executeAtCommit(PostgresStatement("""
+            INSERT INTO identity.sessions (id, account_id, app, device_name, expires_at) VALUES ($1, $2, $3, $4, $5)
+            """, [.uuid(sessionID), .uuid(UUID(uuidString: account.id)), .text(account.app),
+                  .text(String(deviceName.prefix(100))), .timestamptz(expiresAt)]))
+        try await connection.executeAtCommit(PostgresStatement("""
+            INSERT INTO identity.refresh_tokens (token_hash, session_id, generation, expires_at) VALUES ($1, $2, 1, $3)
+            """, [.bytea(RefreshToken.hash(token)), .uuid(sessionID), .timestamptz(expiresAt)]))
         return (sessionID, token, expiresAt)
     }
 
