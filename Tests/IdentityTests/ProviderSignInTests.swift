@@ -58,6 +58,28 @@ import Testing
         await harness.stop()
     }
 
+    /// The account's email follows its provider's: a later sign-in bringing another verified
+    /// address changes what GetAccount answers, and the account keeps one sign-in method.
+    @Test func aLaterGoogleSignIn_withANewEmail_changesTheAccountsEmail() async throws {
+        let minter = try ProviderTokenMinter()
+        let harness = try await IdentityHarness.startForSignIn(minter)
+        let subject = Self.subject()
+        var sessions: [Identity.AuthSession] = []
+        for email in [IdentityHarness.uniqueEmail(), IdentityHarness.uniqueEmail()] {
+            let nonce = ProviderTokenMinter.makeNonce()
+            let token = try minter.es256(ProviderTokenMinter.google(subject: subject, app: "momento", rawNonce: nonce,
+                                                                    email: email))
+            let session = try await harness.client.signInWithProvider(
+                .init(app: "momento", provider: .google, idToken: token, rawNonce: nonce))
+            #expect(session.account?.email == email && session.account?.signInMethods == ["google"])
+            let me = try await harness.client.getAccount(options: .bearer(session.accessToken))
+            #expect(me.email == email && me.signInMethods == ["google"])
+            sessions.append(session)
+        }
+        #expect(sessions[0].account?.id == sessions[1].account?.id)
+        await harness.stop()
+    }
+
     @Test func forgedSignatures_areBadSignature() async throws {
         let minter = try ProviderTokenMinter()
         let harness = try await IdentityHarness.startForSignIn(minter)

@@ -29,18 +29,12 @@ enum AccountStore {
     }
 
     /// The account with `id` in `app`, with its email (its email credential's, else a verified
-    /// one from Apple or Google), phone and sign-in methods.
+    /// one from Apple or Google), phone and sign-in methods, which triggers keep on its row
+    /// (`SignInMigrations.accountCredentials`).
     static func find(id: UUID, app: String, on connection: Connection) async throws -> Identity.Account? {
         let rows = try await connection.query("""
-            SELECT \(columns),
-                   COALESCE(c.email, (SELECT pc.email FROM identity.provider_credentials pc
-                                      WHERE pc.account_id = a.id AND pc.email_verified AND pc.email IS NOT NULL
-                                      ORDER BY pc.created_at, pc.provider LIMIT 1)),
-                   c.email IS NOT NULL, p.phone,
-                   ARRAY(SELECT pc.provider FROM identity.provider_credentials pc WHERE pc.account_id = a.id)
+            SELECT \(columns), a.credential_email, a.has_email_credential, a.credential_phone, a.credential_providers
             FROM identity.accounts a
-            LEFT JOIN identity.email_credentials c ON c.account_id = a.id
-            LEFT JOIN identity.phone_credentials p ON p.account_id = a.id
             WHERE a.id = $1 AND a.app = $2
             """, [.uuid(id), .text(app)])
         return try rows.first.map { row in

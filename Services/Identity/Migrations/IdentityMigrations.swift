@@ -96,6 +96,7 @@ enum IdentityMigrations {
             Migration(version: 42, name: "event cursors", sql: EventConsumer.ddl(schema: "identity")),
             contactHashes,
             DeviceMigrations.tokenKinds,
+            SignInMigrations.accountCredentials,
         ]
     }
 }
