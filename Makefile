@@ -73,6 +73,11 @@ run: release db-start
 ## then messaging's sends with 1,000 open realtime streams (send → delivery latency);
 ## then media's 2 MiB photo uploads, signed-URL GETs and the reveal of a 5,000-photo event;
 ## then all five products' journeys at once through the edge, two instances per service (journeys-bench).
+## The benchmarks write to a database of their own in the same cluster (rendezvous_bench): the
+## accounts and events they leave would otherwise fill `make run`'s and `make test`'s database
+## (hundreds of thousands of anonymous accounts in one app, an event backlog every new consumer
+## must read through).
+bench: export RV_PG_DATABASE = rendezvous_bench
 bench: release db-start
 	python3 Tests/Benchmarks/rpc_bench.py
 	python3 Tests/Benchmarks/db_bench.py

@@ -15,6 +15,7 @@ import os
 import signal
 import subprocess
 import sys
+import tempfile
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 sys.path.insert(0, os.path.dirname(__file__))
@@ -30,7 +31,8 @@ CATCH_UP_EVENTS = os.environ.get("RV_BENCH_CATCH_UP_EVENTS", "20000")
 
 
 # Figures measured before the platform work (issue "Platform": outbox writers serialised by a
-# row lock until commit), the same workloads at 64 streams, for the before/after table.
+# row lock until commit), the same workloads at 64 streams, for the before/after table. The local
+# cluster then acknowledged commits before they reached the disk (synchronous_commit off).
 BEFORE = {"update profile": (790, 4.0), "anonymous sign-in": (1000, 3.0)}
 
 
@@ -45,6 +47,70 @@ def before_after(output):
                 verdict = "met" if after >= before * target else "NOT met"
                 lines.append(f"{name:<20} {before:>8.0f}/s {after:>8.0f}/s {after / before:6.1f}x  target {target:.0f}x: {verdict}")
     return lines
+
+
+# Postgres alone, driven by pgbench (a C client using almost no CPU) with statements of the shape
+# of the two write workloads', one client per stream: what the cluster does on this machine with
+# no server in between, a ceiling the figures above sit under (a generous one: fewer columns
+# written, and one round trip for a sign-in where identity needs two, the account's insert
+# answering first). Sign-in: the account, its session, its refresh token and its event.
+# Update profile: each client locks its own profile with its account (as identity-bench's
+# streams do, one account each), then the update, the event and the COMMIT. Rows go to an app
+# no service serves, events to a type no consumer reads.
+CEILING_SIGN_IN = r"""\set r random(1, 9000000000000000000)
+\startpipeline
+BEGIN;
+INSERT INTO identity.accounts (id, app, username, anonymous, role, tier, membership_status)
+  VALUES (md5(:r::text || 'a')::uuid, 'pgbench', 'anon-' || :r, true, 'member', 'free', 'active')
+  ON CONFLICT (app, username) DO NOTHING RETURNING id, app, username, anonymous, role, tier, membership_status, created_at;
+INSERT INTO identity.sessions (id, account_id, app, device_name, expires_at)
+  VALUES (md5(:r::text || 's')::uuid, md5(:r::text || 'a')::uuid, 'pgbench', 'bench', now() + interval '30 days');
+INSERT INTO identity.refresh_tokens (token_hash, session_id, generation, expires_at)
+  VALUES (decode(md5(:r::text || 't'), 'hex'), md5(:r::text || 's')::uuid, 1, now() + interval '30 days');
+%(event)s
+COMMIT;
+\endpipeline
+"""
+CEILING_UPDATE = r"""\set r random(1, 9000000000000000000)
+SELECT account_id AS aid FROM identity.profiles ORDER BY account_id LIMIT 1 OFFSET :client_id \gset
+\startpipeline
+BEGIN;
+SELECT a.id, a.app, a.username, a.role, a.created_at, p.display_name, p.show_real_name, p.first_name, p.last_name,
+       p.birth_date, p.gender, p.bio, p.title, p.tags, p.interests, p.preferred_cuisines, p.neighborhood,
+       public.ST_Y(p.location::public.geometry), public.ST_X(p.location::public.geometry), p.active,
+       p.onboarding_complete, p.verified, p.photo_ids, p.last_active_at, p.updated_at, now()
+  FROM identity.accounts a JOIN identity.profiles p ON p.account_id = a.id WHERE a.id = :aid FOR UPDATE OF p;
+\endpipeline
+\startpipeline
+UPDATE identity.profiles SET display_name = 'Bench ' || :r, bio = 'pgbench', updated_at = now(), last_active_at = now()
+  WHERE account_id = :aid;
+%(event)s
+COMMIT;
+\endpipeline
+"""
+CEILING_EVENT = r"""INSERT INTO identity.outbox (cursor, id, type, app, aggregate_id, payload)
+  VALUES ((pg_current_xact_id()::text::bigint << 20) | set_config('rendezvous.outbox_rank',
+          (coalesce(nullif(current_setting('rendezvous.outbox_rank', true), ''), '0')::bigint + 1)::text, true)::bigint,
+          md5(:r::text || 'e')::uuid, 'CeilingProbe', 'pgbench', :r, decode(repeat('ab', 120), 'hex'));"""
+
+
+def postgres_ceiling():
+    """pgbench's transactions/s for each write workload's statements at 64 clients (None if pgbench failed)."""
+    results = {}
+    env = dict(os.environ, PGPASSWORD=PG_PASSWORD)
+    with tempfile.TemporaryDirectory() as work:
+        for name, script in (("anonymous sign-in", CEILING_SIGN_IN), ("update profile", CEILING_UPDATE)):
+            path = os.path.join(work, "script.sql")
+            with open(path, "w") as f:
+                f.write(script % {"event": CEILING_EVENT})
+            run = subprocess.run(["/usr/lib/postgresql/15/bin/pgbench", "-h", PG_HOST, "-p", PG_PORT, "-U", "rv_identity",
+                                  "-n", "-M", "prepared", "-c", "64", "-j", "2", "-T", SECONDS, "-f", path, PG_DB],
+                                 env=env, capture_output=True, text=True, timeout=int(SECONDS) + 120)
+            tps = [line.split()[2] for line in run.stdout.splitlines() if line.startswith("tps = ")]
+            results[name] = float(tps[0]) if run.returncode == 0 and tps else None
+            if results[name] is None:
+                print(f"pgbench ({name}) failed: {(run.stderr or run.stdout).strip()[-300:]}", flush=True)
+    return results
 
 
 def main():
@@ -67,9 +133,17 @@ def main():
         print(result.stdout, end="", flush=True)
         summary = before_after(result.stdout)
         if summary:
-            print("\nbefore/after at 64 streams (before: outbox writers serialised until commit)")
+            print("\nbefore/after at 64 streams (before: outbox writers serialised until commit, measured when the "
+                  "local cluster ran with synchronous_commit off; now it is on)")
             print("\n".join(summary))
-        return result.returncode
+        ceiling = postgres_ceiling()
+        print(f"\nPostgres alone at 64 clients (pgbench, statements of the same shape, {SECONDS} s each): "
+              "a ceiling for the workloads above on this machine")
+        for name, (before, target) in BEFORE.items():
+            tps = ceiling.get(name)
+            text = f"{tps:8.0f}/s" if tps is not None else "  failed"
+            print(f"{name:<20} {text}   target {before * target:.0f}/s")
+        return result.returncode if None not in ceiling.values() else 1
     finally:
         server.send_signal(signal.SIGTERM)
         try:
