@@ -9,7 +9,7 @@ import Testing
         let account = try #require(session.account)
         #expect(account.app == "swivo")
         #expect(account.anonymous)
-        #expect(account.username.hasPrefix("anon-") && account.username.count == 9)
+        #expect(account.username.hasPrefix("anon-") && account.username.count == 11)
         #expect(!session.accessToken.isEmpty && !session.refreshToken.isEmpty)
         let me = try await harness.client.getAccount(options: .bearer(session.accessToken))
         #expect(me.id == account.id && me.username == account.username)

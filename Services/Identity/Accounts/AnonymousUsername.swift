@@ -6,7 +6,7 @@ enum AnonymousUsername {
     static let alphabet = Array("abcdefghjkmnpqrstuvwxyz23456789")
 
     /// `anon-` plus `length` random characters (uniform: bytes ≥ 248 are redrawn).
-    static func make(length: Int = 4) -> String {
+    static func make(length: Int = 6) -> String {
         var characters: [Character] = []
         while characters.count < length {
             for byte in SecureRandom.bytes(length) where characters.count < length && Int(byte) < 248 {

@@ -1,5 +1,5 @@
 /// A username an account chooses: 3–30 of `a-z`, `0-9` and `_`, stored lowercase, unique in
-/// its app. Generated `anon-xxxx` names (with a hyphen) stay valid for the accounts that have
+/// its app. Generated `anon-xxxxxx` names (with a hyphen) stay valid for the accounts that have
 /// them, and no one can choose one.
 struct Username: Sendable, Hashable {
     let value: String
