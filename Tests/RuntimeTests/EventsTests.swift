@@ -193,6 +193,29 @@ import TestSupport
         await server.shutdown(gracePeriod: .zero)
     }
 
+    /// Another instance hears a commit through the NOTIFY; the instance that committed woke its
+    /// own watchers at the commit and does not wake them again when its NOTIFY comes back.
+    @Test func aCommit_wakesAnotherInstanceByNotify_andItsOwnWatchersOnce() async throws {
+        let pool = try await TestDatabase.makePool()
+        defer { pool.close() }
+        let outbox = try await Self.makeOutbox(pool: pool)
+        let configuration = TestDatabase.configuration(applicationName: "rv-tests-notifier")
+        let other = try await OutboxNotifier(configuration: configuration, channel: outbox.channel)
+        defer { other.close() }
+        // Registered last for the channel: the one commits in this process tell.
+        let writer = try await OutboxNotifier(configuration: configuration, channel: outbox.channel)
+        defer { writer.close() }
+        let (writerSeen, otherSeen) = (writer.generation, other.generation)
+        try await pool.withTransaction { connection in
+            try await outbox.append(OutboxEvent(type: "Thing", app: "swivo", aggregateID: "a", payload: []), on: connection)
+        }
+        await other.wait(after: otherSeen, timeout: .seconds(5))
+        #expect(other.generation > otherSeen, "the other instance heard the NOTIFY")
+        // The NOTIFY reached the other instance's LISTEN connection; give the writer's as long again.
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(writer.generation == writerSeen + 1, "woken at the commit, not again by its own NOTIFY")
+    }
+
     @Test func outbox_rejectsNamesThatAreNotIdentifiers() {
         #expect(throws: PostgresError.self) { try Outbox(schema: "testsvc; DROP TABLE x", stream: "outbox") }
         #expect(throws: PostgresError.self) { try Outbox(schema: "testsvc", stream: "Outbox") }

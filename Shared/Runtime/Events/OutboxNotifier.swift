@@ -1,4 +1,5 @@
 package import Postgres
+import Foundation
 import Synchronization
 
 /// Wakes event-stream watchers when an outbox commits: one LISTEN connection per process,
@@ -35,6 +36,9 @@ package final class OutboxNotifier: Sendable {
     private let sendingPool: PostgresPool
     private let task = Mutex<Task<Void, Never>?>(nil)
     private let senderTask = Mutex<Task<Void, Never>?>(nil)
+    /// The payload of this notifier's NOTIFYs: its own come back on its LISTEN connection, and
+    /// the commits they announce woke this process's watchers already.
+    private let sender = UUID.random().uuidString
 
     /// Starts listening on `channel`. A dropped LISTEN connection reconnects by itself; its
     /// `.reconnected` signal also wakes watchers, who then re-read what they may have missed.
@@ -45,8 +49,9 @@ package final class OutboxNotifier: Sendable {
         sending.poolSize = 1
         sendingPool = PostgresPool(configuration: sending)
         let events = try await listener.listen(channel)
+        let sender = self.sender
         let task = Task { [weak self] in
-            for await _ in events {
+            for await event in events where event != .notification(PostgresNotification(channel: channel, payload: sender)) {
                 self?.bump()
             }
         }
@@ -89,7 +94,7 @@ package final class OutboxNotifier: Sendable {
             guard proceed, !state.withLock({ $0.closed }) else { return }
             state.withLock { $0.notifyPending = false }
             do {
-                _ = try await sendingPool.withConnection { try await $0.query("SELECT pg_notify($1, '')", [.text(channel)]) }
+                _ = try await sendingPool.withConnection { try await $0.query("SELECT pg_notify($1, $2)", [.text(channel), .text(sender)]) }
                 try? await Task.sleep(for: Self.notifyInterval)
             } catch {
                 state.withLock { $0.notifyPending = true }
