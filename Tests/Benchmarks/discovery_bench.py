@@ -90,7 +90,6 @@ def main():
     for name in ("identity", "discovery", "identity-bench"):
         if not os.path.exists(os.path.join(ROOT, ".build/release", name)):
             sys.exit(f".build/release/{name} not built: swift build -c release")
-    seed()
     (grpc, identity_pb2, identity_pb2_grpc, profiles_pb2, profiles_pb2_grpc,
      discovery_pb2, discovery_pb2_grpc) = grpc_stubs()
     apps = tempfile.NamedTemporaryFile("w", suffix=".json", delete=False)
@@ -105,6 +104,9 @@ def main():
                                     "RV_IDENTITY_ADDRESS": f"127.0.0.1:{identity_port}", "RV_DISCOVERY_APPS": "benchapp",
                                     "RV_SERVICE_NAME": "discovery", "RV_SERVICE_SECRET": SECRET})
     try:
+        # After both have started: their migrations make the tables the seed writes (a fresh
+        # database, such as make bench's own, has none before).
+        seed()
         channel = grpc.insecure_channel(f"127.0.0.1:{identity_port}")
         session = identity_pb2_grpc.IdentityStub(channel).SignInAnonymously(
             identity_pb2.SignInAnonymouslyRequest(app="benchapp", device_name="bench"))
