@@ -28,14 +28,10 @@ enum ProfileStore {
 
     /// The profile of account `id` in `app`, with its distance from `reader`.
     static func find(id: UUID, app: String, reader: UUID, on connection: Connection) async throws -> ProfileRecord? {
-        let statement = findStatement(id: id, app: app, reader: reader)
-        let rows = try await connection.query(statement.sql, statement.params)
+        let rows = try await connection.query("""
+            SELECT \(columns), \(distance) FROM \(joined) WHERE a.id = $1 AND a.app = $2
+            """, [.uuid(id), .text(app), .uuid(reader)])
         return try rows.first.map { try decode($0, withDistance: true) }
-    }
-
-    private static func findStatement(id: UUID, app: String, reader: UUID) -> PostgresStatement {
-        PostgresStatement("SELECT \(columns), \(distance) FROM \(joined) WHERE a.id = $1 AND a.app = $2",
-                          [.uuid(id), .text(app), .uuid(reader)])
     }
 
     /// The profile of the account named `username` in `app`, with its distance from `reader`.
@@ -76,8 +72,10 @@ enum ProfileStore {
             FROM identity.accounts a JOIN identity.profiles p ON p.account_id = a.id
             WHERE a.id = $1 AND a.app = $2 FOR UPDATE OF p
             """, [.uuid(id), .text(app)])
+        // The row and the transaction's now() (column 27).
+        func locked(_ row: PostgresRow) throws -> LockedProfile { try LockedProfile(record: decode(row), now: row.decode(27)) }
         if let row = try await connection.query(lock.sql, lock.params).first {
-            return try LockedProfile(record: decode(row), now: row.decode(27))
+            return try locked(row)
         }
         // The profile's first write: its row, then the lock, in one round trip (the lock's read
         // sees the row the insert made, or that a concurrent first write made).
@@ -89,7 +87,7 @@ enum ProfileStore {
                 """, [.uuid(id), .text(app)]),
             lock,
         ])
-        return try results[1].first.map { try LockedProfile(record: decode($0), now: $0.decode(27)) }
+        return try results[1].first.map(locked)
     }
 
     /// Changes the account's username; false when it already had it. A name another account
