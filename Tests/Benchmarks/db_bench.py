@@ -61,18 +61,25 @@ def ensure_pgbench_tables():
                    check=True, capture_output=True)
 
 
-def pgbench(clients):
-    result = subprocess.run([f"{PG_BIN}/pgbench", *PG_ARGS, "-S", "-M", "prepared", "-n", "-c", str(clients),
-                             "-j", "2", "-T", str(SECONDS), "-r", PG_DB], env=PG_ENV, capture_output=True, text=True)
-    tps, latency = 0.0, 0.0
+def run_pgbench(arguments, env, timeout=None):
+    """pgbench with `arguments`: (transactions/s, average latency in ms), or None when it failed
+    (its output then goes to stderr)."""
+    result = subprocess.run([f"{PG_BIN}/pgbench", *arguments], env=env, capture_output=True, text=True, timeout=timeout)
+    tps, latency = None, 0.0
     for line in result.stdout.splitlines():
         if line.startswith("tps ="):
             tps = float(line.split()[2])
         if line.startswith("latency average"):
             latency = float(line.split()[3])
-    if result.returncode != 0:
+    if result.returncode != 0 or tps is None:
         print(result.stdout, result.stderr, file=sys.stderr)
+        return None
     return tps, latency
+
+
+def pgbench(clients):
+    return run_pgbench([*PG_ARGS, "-S", "-M", "prepared", "-n", "-c", str(clients), "-j", "2", "-T", str(SECONDS),
+                        "-r", PG_DB], PG_ENV) or (0.0, 0.0)
 
 
 BENCH_SECRET = "db-bench-lag-subscriber-secret-0123456789"

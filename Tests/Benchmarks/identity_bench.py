@@ -20,6 +20,7 @@ import tempfile
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 sys.path.insert(0, os.path.dirname(__file__))
 from rpc_bench import free_port, wait_for_listening  # noqa: E402
+from db_bench import run_pgbench  # noqa: E402
 
 PG_HOST = os.environ.get("RV_PG_HOST", "127.0.0.1")
 PG_PORT = os.environ.get("RV_PG_PORT", "7432")
@@ -106,13 +107,11 @@ def postgres_ceiling(workloads):
             path = os.path.join(work, "script.sql")
             with open(path, "w") as f:
                 f.write(script % {"event": CEILING_EVENT})
-            run = subprocess.run(["/usr/lib/postgresql/15/bin/pgbench", "-h", PG_HOST, "-p", PG_PORT, "-U", "rv_identity",
-                                  "-n", "-M", "prepared", "-c", "64", "-j", "2", "-T", SECONDS, "-f", path, PG_DB],
-                                 env=env, capture_output=True, text=True, timeout=int(SECONDS) + 120)
-            tps = [line.split()[2] for line in run.stdout.splitlines() if line.startswith("tps = ")]
-            results[name] = float(tps[0]) if run.returncode == 0 and tps else None
-            if results[name] is None:
-                print(f"pgbench ({name}) failed: {(run.stderr or run.stdout).strip()[-300:]}", flush=True)
+            run = run_pgbench(["-h", PG_HOST, "-p", PG_PORT, "-U", "rv_identity", "-n", "-M", "prepared", "-c", "64",
+                               "-j", "2", "-T", SECONDS, "-f", path, PG_DB], env, timeout=int(SECONDS) + 120)
+            results[name] = run[0] if run else None
+            if run is None:
+                print(f"pgbench ({name}) failed (its output is on stderr)", flush=True)
     return results
 
 
