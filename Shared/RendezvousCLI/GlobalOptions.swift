@@ -19,7 +19,7 @@ struct GlobalOptions: ParsableArguments {
                                                              valueName: "pem"))
     var caFile: String?
 
-    @Flag(help: "Plain HTTP/2 without TLS (the default for loopback addresses when no --ca-file is given and there is no .data/edge/tls/ca.pem here, which make run makes).")
+    @Flag(help: "Plain HTTP/2 without TLS (the default for loopback addresses when no --ca-file is given, except port 8443 when .data/edge/tls/ca.pem is here, which make run makes for its edge).")
     var plaintext = false
 
     @Flag(help: "TLS trusting the system's CAs, even on a loopback address.")
@@ -66,22 +66,30 @@ struct GlobalOptions: ParsableArguments {
 
     var deadline: Duration { .milliseconds(Int64(timeout * 1000)) }
 
-    /// TLS unless told otherwise; plain HTTP/2 by default only on a loopback address.
-    func security(host: String) -> GatewayConfiguration.TransportSecurity {
+    /// TLS unless told otherwise; plain HTTP/2 by default only on a loopback address, except the
+    /// local edge's port (`defaultAddress`'s) in a checkout where `make run` made that edge's CA
+    /// (`localEdgeCA`, a path relative to the working directory): that CA is trusted there.
+    /// Other loopback ports are the services themselves, which speak plain HTTP/2 whether or
+    /// not the edge's CA is around.
+    func security(host: String, port: Int, localEdgeCA: String = GlobalOptions.localEdgeCA)
+        -> GatewayConfiguration.TransportSecurity {
         if let caFile { return .tlsTrustingRoots(pemFile: caFile) }
         if plaintext { return .plaintext }
         if let caFile = environment["RENDEZVOUS_CA_FILE"], !caFile.isEmpty, !tls { return .tlsTrustingRoots(pemFile: caFile) }
         if tls { return .tls }
         let loopback = host == "localhost" || host == "::1" || host.hasPrefix("127.")
         guard loopback else { return .tls }
-        // In a checkout where `make run` made the local edge's CA, trust it: the default
-        // address is that edge, which speaks TLS only.
-        if FileManager.default.isReadableFile(atPath: Self.localEdgeCA) { return .tlsTrustingRoots(pemFile: Self.localEdgeCA) }
+        if port == Self.localEdgePort, FileManager.default.isReadableFile(atPath: localEdgeCA) {
+            return .tlsTrustingRoots(pemFile: localEdgeCA)
+        }
         return .plaintext
     }
 
     /// The CA `make run` makes for the local edge, relative to the checkout it runs in.
     static let localEdgeCA = ".data/edge/tls/ca.pem"
+
+    /// The port of `make run`'s edge (its default `RV_EDGE_PORT`), which speaks TLS only.
+    static let localEdgePort = 8443
 
     /// Where the session of `app` (and `--profile`) is kept; the folder is created (0700).
     func sessionPath(app: String) throws -> String {
@@ -99,7 +107,7 @@ struct GlobalOptions: ParsableArguments {
     func makeClient(app commandApp: String? = nil) throws -> GatewayClient {
         let (host, port) = try endpoint()
         let app = appID(default: commandApp)
-        let configuration = GatewayConfiguration(host: host, port: port, security: security(host: host), app: app,
+        let configuration = GatewayConfiguration(host: host, port: port, security: security(host: host, port: port), app: app,
                                                  deviceName: "rendezvous CLI on \(ProcessInfo.processInfo.hostName)",
                                                  defaultDeadline: deadline)
         return try GatewayClient(configuration: configuration, tokenStore: FileTokenStore(path: try sessionPath(app: app)))

@@ -1,3 +1,4 @@
+import Foundation
 @testable import RendezvousCLI
 import Testing
 
@@ -30,15 +31,31 @@ import Testing
     @Test func addresses_andTheirSecurity() throws {
         var options = try GlobalOptions.parse(["--address", "[::1]:7101"])
         #expect(try options.endpoint() == ("::1", 7101))
-        #expect(options.security(host: "::1") == .plaintext)
+        #expect(options.security(host: "::1", port: 7101, localEdgeCA: "/nonexistent/ca.pem") == .plaintext)
         options = try GlobalOptions.parse(["--address", "api.example.com:443"])
-        #expect(options.security(host: "api.example.com") == .tls)
+        #expect(options.security(host: "api.example.com", port: 443) == .tls)
         options = try GlobalOptions.parse(["--address", "127.0.0.1:8443", "--ca-file", "/tmp/ca.pem"])
-        #expect(options.security(host: "127.0.0.1") == .tlsTrustingRoots(pemFile: "/tmp/ca.pem"))
+        #expect(options.security(host: "127.0.0.1", port: 8443) == .tlsTrustingRoots(pemFile: "/tmp/ca.pem"))
         for bad in ["nowhere", "host:0", "host:99999", ":80"] {
             #expect(throws: (any Error).self) { try GlobalOptions.parse(["--address", bad]) }
         }
         #expect(throws: (any Error).self) { try GlobalOptions.parse(["--plaintext", "--ca-file", "x.pem"]) }
+    }
+
+    /// In a checkout where `make run` made the edge's CA, the edge's port is TLS with that CA, and
+    /// a service's own port on loopback stays plain HTTP/2 (tests and tools call services directly
+    /// from such a checkout).
+    @Test func localEdgeCA_isTrustedOnTheEdgesPortOnly() throws {
+        let ca = FileManager.default.temporaryDirectory.appendingPathComponent("rv-cli-ca-\(UUID().uuidString).pem").path
+        try Data("-----BEGIN CERTIFICATE-----\n".utf8).write(to: URL(fileURLWithPath: ca))
+        defer { try? FileManager.default.removeItem(atPath: ca) }
+        let options = try GlobalOptions.parse([])
+        #expect(options.security(host: "127.0.0.1", port: 8443, localEdgeCA: ca) == .tlsTrustingRoots(pemFile: ca))
+        #expect(options.security(host: "localhost", port: 8443, localEdgeCA: ca) == .tlsTrustingRoots(pemFile: ca))
+        #expect(options.security(host: "127.0.0.1", port: 7101, localEdgeCA: ca) == .plaintext)
+        #expect(options.security(host: "127.0.0.1", port: 8443, localEdgeCA: ca + ".missing") == .plaintext)
+        #expect(try GlobalOptions.parse(["--plaintext"]).security(host: "127.0.0.1", port: 8443, localEdgeCA: ca) == .plaintext)
+        #expect(options.security(host: "api.example.com", port: 8443, localEdgeCA: ca) == .tls)
     }
 
     @Test func releaseTimes() throws {

@@ -19,7 +19,7 @@ struct HealthCommand: AsyncParsableCommand {
         let output = options.output
         let security: TransportSecurity
         do {
-            security = switch options.security(host: host) {
+            security = switch options.security(host: host, port: port) {
             case .plaintext: .plaintext
             case .tls: .tls(try TLSContext.makeClient(trustRootsPEMFile: nil))
             case .tlsTrustingRoots(let file): .tls(try TLSContext.makeClient(trustRootsPEMFile: file))
