@@ -16,7 +16,8 @@ Then the outbox's cost: UpsertProfile (a profile-shaped upsert of a random row) 
 a ProfileUpdated event appended in its transaction, at 16 and 64 streams in the same run, and the
 event delivery lag while events are written at 64 streams: a WatchEvents subscriber (grpcio, the
 bench server's outbox) records, per event, receive time minus occurred_at (the writing
-transaction's start, so the lag includes the transaction itself).
+transaction's start, so the lag includes the transaction itself). Beside that ratio, the same two
+transactions sent by pgbench: the ratio of Postgres alone, which the server's cannot rise much above.
 """
 import os
 import shutil
@@ -210,6 +211,51 @@ def stop(server):
         server.kill()
 
 
+# The bench server's two transactions as pgbench sends them, pipelined as our pool does: BEGIN and
+# the upsert in one round trip, then (the event and) the COMMIT in the next.
+UPSERT_SCRIPT = r"""\set id random(1, 100000)
+\startpipeline
+BEGIN;
+INSERT INTO testsvc.bench_profiles (id, bio) VALUES (:id, 'bench bio!')
+  ON CONFLICT (id) DO UPDATE SET bio = excluded.bio, updates = bench_profiles.updates + 1, updated_at = now();
+\endpipeline
+\startpipeline
+%(event)sCOMMIT;
+\endpipeline
+"""
+UPSERT_EVENT = r"""INSERT INTO testsvc.bench_outbox (cursor, id, type, app, aggregate_id, payload)
+  VALUES ((pg_current_xact_id()::text::bigint << 20) | set_config('rendezvous.outbox_rank',
+          (coalesce(nullif(current_setting('rendezvous.outbox_rank', true), ''), '0')::bigint + 1)::text, true)::bigint,
+          gen_random_uuid(), 'ProfileUpdated', 'bench', :id, 'bench bio!'::bytea) RETURNING cursor;
+"""
+
+
+def postgres_outbox_cost():
+    """The same with/without ratio for Postgres alone (pgbench, 64 clients): the share of a
+    transaction's cost that the event's insert is in the database itself, whatever the server
+    does. Returns 1 when pgbench failed."""
+    rounds = []
+    with tempfile.TemporaryDirectory() as work:
+        paths = {}
+        for with_event in (False, True):
+            paths[with_event] = os.path.join(work, f"upsert_{int(with_event)}.sql")
+            with open(paths[with_event], "w") as f:
+                f.write(UPSERT_SCRIPT % {"event": UPSERT_EVENT if with_event else ""})
+        for _ in range(ROUNDS):
+            runs = [run_pgbench([*PG_ARGS, "-n", "-M", "prepared", "-c", "64", "-j", "2", "-T", str(SECONDS),
+                                 "-f", paths[with_event], PG_DB], PG_ENV, timeout=SECONDS + 120)
+                    for with_event in (False, True)]
+            if None in runs:
+                print("pgbench (upsert with and without its event) failed (its output is on stderr)")
+                return 1
+            rounds.append((runs[0][0], runs[1][0]))
+    ratios = [with_event / without for without, with_event in rounds]
+    print(f"Postgres alone, the same two transactions (pgbench, 64 clients): {median([r[0] for r in rounds]):.0f} "
+          f"without, {median([r[1] for r in rounds]):.0f} with its event tps, {median(ratios):.0%} "
+          f"(rounds: {', '.join(f'{r:.0%}' for r in ratios)}): the bound the ratio above sits near")
+    return 0
+
+
 def outbox_cost(port, work, server):
     """UpsertProfile with and without its event, then the delivery lag; returns failed requests."""
     url = f"http://127.0.0.1:{port}/rendezvous.bench.v1.Bench/UpsertProfile"
@@ -236,6 +282,7 @@ def outbox_cost(port, work, server):
         print(f"{streams:7d} {without:11.0f} {median([r[False][1] for r in rounds])/1000:7.2f} {with_event:13.0f} "
               f"{median([r[True][1] for r in rounds])/1000:7.2f} {ratio:12.0%}  target 70%: {verdict}"
               f"  (rounds: {', '.join(f'{r[True][0] / r[False][0]:.0%}' for r in rounds if r[False][0])})")
+    failures += postgres_outbox_cost()
     subscriber = LagSubscriber(port)
     subscriber.start()
     subscriber.ready.wait(60)
