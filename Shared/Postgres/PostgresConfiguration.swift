@@ -1,4 +1,5 @@
 internal import CLibPQ
+import Foundation
 
 /// Where and how to connect, and how the pool behaves. `description` omits the password.
 package struct PostgresConfiguration: Sendable, CustomStringConvertible {
@@ -17,6 +18,11 @@ package struct PostgresConfiguration: Sendable, CustomStringConvertible {
     package var acquireTimeout: Duration
     /// Server-side `statement_timeout` per statement; nil for none.
     package var statementTimeout: Duration?
+    /// More session settings (`-c name=value …`), sent before this configuration's own, which
+    /// win: by default the environment's `PGOPTIONS`, which libpq applies only to connections
+    /// that set no options of their own, as ours do. `make test` relaxes `synchronous_commit`
+    /// for its own sessions this way, leaving the cluster's setting alone.
+    package var sessionOptions: String?
 
     package init(host: String = "127.0.0.1", port: Int = 5432, database: String, user: String,
                  password: String? = nil, applicationName: String = "rendezvous", poolSize: Int = 10,
@@ -32,6 +38,7 @@ package struct PostgresConfiguration: Sendable, CustomStringConvertible {
         self.connectTimeout = connectTimeout
         self.acquireTimeout = acquireTimeout
         self.statementTimeout = statementTimeout
+        self.sessionOptions = ProcessInfo.processInfo.environment["PGOPTIONS"].flatMap { $0.isEmpty ? nil : $0 }
     }
 
     /// Parses a libpq connection URL (`postgresql://user:pw@host:port/db?application_name=x`)
@@ -74,7 +81,8 @@ package struct PostgresConfiguration: Sendable, CustomStringConvertible {
         // jit off: our statements are short OLTP queries, and Postgres' cost estimates (a PostGIS
         // filter makes them huge) would otherwise spend hundreds of milliseconds compiling one
         // (a 100k-profile feed query: 490 ms with JIT, 90 ms without).
-        var options = "-c TimeZone=UTC -c jit=off"
+        var options = sessionOptions.map { $0 + " " } ?? ""
+        options += "-c TimeZone=UTC -c jit=off"
         if let statementTimeout {
             options += " -c statement_timeout=\(Self.milliseconds(statementTimeout))"
         }

@@ -4,6 +4,22 @@ import Testing
 import TestSupport
 
 @Suite struct PostgresPoolTests {
+    /// `PGOPTIONS` (how `make test` relaxes synchronous_commit for its own sessions) reaches the
+    /// server, and cannot undo the settings our decoding relies on.
+    @Test func sessionOptions_apply_butTheConfigurationsOwnWin() async throws {
+        var configuration = TestDatabase.configuration(poolSize: 1)
+        configuration.sessionOptions = "-c synchronous_commit=remote_write -c TimeZone=Europe/Paris -c statement_timeout=1234"
+        configuration.statementTimeout = .seconds(7)
+        let pool = try await TestDatabase.makePool(configuration)
+        defer { pool.close() }
+        let row = try await pool.withConnection {
+            try await $0.query("SELECT current_setting('synchronous_commit'), current_setting('TimeZone'), current_setting('statement_timeout')")[0]
+        }
+        #expect(try row.decode(0, as: String.self) == "remote_write")
+        #expect(try row.decode(1, as: String.self) == "UTC")
+        #expect(try row.decode(2, as: String.self) == "7s")
+    }
+
     @Test func exhaustedPool_timesOutWithDBBusy() async throws {
         var configuration = TestDatabase.configuration(poolSize: 1)
         configuration.acquireTimeout = .milliseconds(200)

@@ -12,9 +12,6 @@
 #   RV_DATA_DIR              cluster folder            default <repo>/.data/postgres, or, when
 #                            the database's OS user cannot reach the checkout (a clone in
 #                            /root, mode 700), /var/lib/rendezvous/<checkout hash>/postgres
-#   RV_PG_SYNCHRONOUS_COMMIT on (default: an OK answer means the write survived a crash) or off
-#                            (make test's cluster only: faster commits, the last ones lost on a
-#                            crash of the machine)
 #   RV_PG_PORT               TCP port on 127.0.0.1     default 7432
 #   RV_PG_DATABASE           database name             default rendezvous
 #   RV_PG_OS_USER            OS user owning the cluster when run as root   default rendezvous
@@ -30,7 +27,6 @@ PORT="${RV_PG_PORT:-7432}"
 HOST=127.0.0.1
 DATABASE="${RV_PG_DATABASE:-rendezvous}"
 OS_USER="${RV_PG_OS_USER:-rendezvous}"
-SYNCHRONOUS_COMMIT="${RV_PG_SYNCHRONOUS_COMMIT:-on}"
 ADMIN_PASSWORD="${RV_PG_ADMIN_PASSWORD:-rv_admin_local}"
 PG_BIN=/usr/lib/postgresql/15/bin
 # The services that own a schema, and the SQL of their roles: one place, shared with compose.
@@ -137,7 +133,9 @@ port = $PORT
 unix_socket_directories = '$DATA_DIR'
 max_connections = 300
 shared_buffers = 128MB
-synchronous_commit = $SYNCHRONOUS_COMMIT
+# An OK answer means the write survived a crash. (make test relaxes this for its own sessions
+# only, with PGOPTIONS.)
+synchronous_commit = on
 log_min_messages = warning
 log_min_error_statement = panic
 timezone = 'UTC'
@@ -147,9 +145,6 @@ EOF
         printf '%s\n' "$wanted" | as_owner tee "$conf" >/dev/null
         # A running cluster takes synchronous_commit on reload (port and addresses need a restart).
         if is_running; then as_owner "$PG_BIN/pg_ctl" -D "$DATA_DIR" reload >/dev/null; fi
-    fi
-    if [ "$SYNCHRONOUS_COMMIT" != on ]; then
-        echo "db.sh: synchronous_commit = $SYNCHRONOUS_COMMIT: a commit is acknowledged before it is on disk (test cluster only)" >&2
     fi
 }
 
