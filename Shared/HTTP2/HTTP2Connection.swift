@@ -329,6 +329,7 @@ package final class HTTP2Connection: EventLoopHandler, EventLoopFlushable, @unch
         nghttp2_submit_goaway(session, UInt8(NGHTTP2_FLAG_NONE.rawValue),
                               nghttp2_session_get_last_proc_stream_id(session), HTTP2ErrorCode.noError, nil, 0)
         scheduleFlush()
+        for stream in Array(streams.values) { stream.delegate?.serverDraining() }
     }
 
     /// Closes the socket now, failing any open stream.

@@ -49,6 +49,9 @@ package final class HTTP2Stream: @unchecked Sendable {
     /// The peer of the stream's connection, for logs.
     package var connectionPeer: String { connection.peer }
 
+    /// Whether the stream's connection is in a graceful shutdown (GOAWAY sent). Loop only.
+    package var isConnectionDraining: Bool { connection.state == .draining }
+
     var bufferedOutboundBytes: Int { outbound.count - outboundOffset }
 
     // MARK: Any-thread API

@@ -9,6 +9,13 @@ package protocol HTTP2StreamDelegate: AnyObject {
     func didReceiveEnd()
     /// The stream is gone: `errorCode` 0 after a normal close, the RST_STREAM or GOAWAY code otherwise.
     func didClose(errorCode: UInt32)
+    /// This server began a graceful shutdown of the stream's connection (GOAWAY is out): the
+    /// stream may still finish, within the grace period. Loop only; nothing by default.
+    func serverDraining()
+}
+
+extension HTTP2StreamDelegate {
+    package func serverDraining() {}
 }
 
 /// Accepts the streams a server connection receives.

@@ -84,6 +84,49 @@ import Testing
         #expect(error?.code == .unavailable)
     }
 
+    /// A subscription (`endWhenServerDrains`) ends with UNAVAILABLE as soon as the server drains,
+    /// so the shutdown waits only for the unary call still in flight, not its whole grace period.
+    @Test func draining_endsSubscriptionsAtOnce_andLetsOtherCallsFinish() async throws {
+        let probe = Probe()
+        let server = try Self.makeServer(probe: probe)
+        let client = RPCClient(host: "127.0.0.1", port: server.port)
+        defer { client.close() }
+        let subscription = try await client.serverStreaming(path: EchoService.path("Subscribe"), request: TestMessage(number: 0),
+                                                            as: TestMessage.self)
+        var messages = subscription.makeAsyncIterator()
+        #expect(try await messages.next()?.number == 0)
+        #expect(await probe.wait(for: "subscribed"))
+        let inFlight = Task {
+            try await client.unary(path: EchoService.path("Sleep"), request: TestMessage(number: 400), as: TestMessage.self)
+        }
+        while probe.count(of: "started") < 2 { try await Task.sleep(for: .milliseconds(5)) }
+        let (_, duration) = await elapsed { await server.shutdown(gracePeriod: .seconds(10)) }
+        let error = await rpcError { while try await messages.next() != nil {} }
+        #expect(error?.code == .unavailable)
+        #expect(error?.reason == "SERVER_DRAINING")
+        #expect(try await inFlight.value.message.number == 400, "the unary call kept its grace period")
+        #expect(duration < .seconds(3), "the shutdown took \(duration): it waited for the subscription")
+        #expect(await probe.wait(for: "cancelled", timeout: .seconds(2)), "the subscription's handler was cancelled")
+    }
+
+    /// A call that asks to end on drain after the server began draining ends then.
+    @Test func askingToEndOnDrain_whileTheServerDrains_endsTheCallThen() async throws {
+        let probe = Probe()
+        let server = try Self.makeServer(probe: probe)
+        let client = RPCClient(host: "127.0.0.1", port: server.port)
+        defer { client.close() }
+        let subscription = try await client.serverStreaming(path: EchoService.path("Subscribe"), request: TestMessage(number: 300),
+                                                            as: TestMessage.self)
+        var messages = subscription.makeAsyncIterator()
+        #expect(try await messages.next()?.number == 0)
+        let (_, duration) = await elapsed { await server.shutdown(gracePeriod: .seconds(10)) }
+        #expect(probe.count(of: "subscribed") == 1)
+        let error = await rpcError { while try await messages.next() != nil {} }
+        #expect(error?.code == .unavailable)
+        #expect(error?.reason == "SERVER_DRAINING")
+        #expect(duration < .seconds(3), "the shutdown took \(duration)")
+    }
+
     @Test func newCallDuringGracePeriod_failsUnavailable_whileOldCallCompletes() async throws {
         let probe = Probe()
         let server = try Self.makeServer(probe: probe)

@@ -137,6 +137,8 @@ struct GroupSessionsService: GroupSessionsProvider {
                       context: ServerCallContext) async throws {
         let (caller, id) = try Self.sessionCall(request.sessionID, context)
         let account = try caller.accountUUID()
+        // A subscription: a draining server ends it at once, and the app watches again elsewhere.
+        context.endWhenServerDrains()
         // Events from just before the first read on: none is missed between the two.
         let (first, start) = try await pool.withConnection { connection in
             let start = try await events.outbox.cursor(before: Int64(Date().timeIntervalSince1970 * 1_000_000) - 1_000_000,

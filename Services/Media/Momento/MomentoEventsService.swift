@@ -185,6 +185,8 @@ struct MomentoEventsService: MomentoEventsProvider {
         let caller = try context.requireAccount()
         let account = try caller.accountUUID()
         let id = try Self.eventID(request.eventID)
+        // A subscription: a draining server ends it at once, and the app watches again elsewhere.
+        context.endWhenServerDrains()
         // Events from a second before the first read on: none is missed between the two.
         let (first, start) = try await pool.withConnection { connection in
             let start = try await events.outbox.cursor(before: Int64(Date().timeIntervalSince1970 * 1_000_000) - 1_000_000,

@@ -24,6 +24,9 @@ struct CallsService: CallsProvider {
     func signal(_ requests: RequestStream<Calls.SignalRequest>, writer: ResponseWriter<Calls.SignalResponse>,
                 context: ServerCallContext) async throws {
         let caller = try context.requireAccount()
+        // A draining server ends the signalling stream at once; the app attaches again (Attach)
+        // within the call's grace for a dropped stream.
+        context.endWhenServerDrains()
         var iterator = requests.makeAsyncIterator()
         guard let first = try await iterator.next() else { throw CallError.firstMessageRingOrJoin }
         let role: Calls.AttachRequest.Role
@@ -42,6 +45,7 @@ struct CallsService: CallsProvider {
     func attach(_ request: Calls.AttachRequest, writer: ResponseWriter<Calls.SignalResponse>,
                 context: ServerCallContext) async throws {
         let caller = try context.requireAccount()
+        context.endWhenServerDrains()  // as Signal's
         guard let role = request.role else { throw CallError.firstMessageRingOrJoin }
         try await attached(role, caller: caller, writer: writer, context: context, messages: nil)
     }

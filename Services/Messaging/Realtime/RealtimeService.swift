@@ -19,6 +19,8 @@ struct RealtimeService: RealtimeProvider {
                    context: ServerCallContext) async throws {
         let caller = try context.requireAccount()
         let account = try caller.accountUUID()
+        // A subscription: a draining server ends it at once, and the app resumes from its cursor.
+        context.endWhenServerDrains()
         guard request.afterCursor >= 0 else { throw MessagingError.invalidCursor }
         let receipts = try await tiers.showsReadReceipts(app: caller.app, tier: caller.tier)
         func shown(_ event: Realtime.RealtimeEvent) -> Bool {

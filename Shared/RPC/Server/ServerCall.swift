@@ -65,6 +65,10 @@ package final class ServerCall: HTTP2StreamDelegate, @unchecked Sendable {
             })
         }
         relay.call = self
+        let loop = stream.loop
+        context.drainCheck.withLock { check in
+            check = { loop.execute { relay.call?.endIfServerDraining() } }
+        }
     }
 
     /// Returns withheld flow-control credit once the handler has caught up. Loop only.
@@ -180,6 +184,18 @@ package final class ServerCall: HTTP2StreamDelegate, @unchecked Sendable {
             task?.cancel()
         }
         task = nil
+    }
+
+    package func serverDraining() {
+        endIfServerDraining()
+    }
+
+    /// Ends the call with UNAVAILABLE when the server is draining and the handler asked to end
+    /// then (`ServerCallContext.endWhenServerDrains`). Loop only.
+    private func endIfServerDraining() {
+        guard stream.isConnectionDraining, context.endsWhenServerDrains, !isFinished else { return }
+        failFromLoop(RPCError(code: .unavailable, message: "the server is shutting down; call again to resume elsewhere",
+                              reason: "SERVER_DRAINING"))
     }
 
     private func deadlineExpired() {
@@ -351,7 +367,7 @@ package final class ServerCall: HTTP2StreamDelegate, @unchecked Sendable {
 /// Lets the inbox reach its call without a strong reference.
 private final class CreditRelay: @unchecked Sendable {
     // @unchecked Sendable: `call` is set once during the call's init, before the relay is shared,
-    // and read only on the call's loop.
+    // and read only on the call's loop (credit grants, the drain check).
     weak var call: ServerCall?
 }
 

@@ -17,6 +17,7 @@ package final class ServerCallContext: Sendable {
         var compressResponses = false
         var lastRequestCompressed = false
         var values: [String: String] = [:]
+        var endsWhenServerDrains = false
     }
 
     private let mutable = Mutex(Mutable())
@@ -51,6 +52,22 @@ package final class ServerCallContext: Sendable {
         get { mutable.withLock { $0.lastRequestCompressed } }
         set { mutable.withLock { $0.lastRequestCompressed = newValue } }
     }
+
+    /// Set by the call: ends it when its server is draining (hops to the stream's loop).
+    let drainCheck = Mutex<(@Sendable () -> Void)?>(nil)
+
+    /// Ends this call with UNAVAILABLE (reason SERVER_DRAINING) once its server begins a
+    /// graceful shutdown, or at once when it already has. For subscriptions that never end by
+    /// themselves (a watch, a realtime feed): their clients call again and resume, on another
+    /// instance, and the shutdown does not wait out its grace period for them. Other calls keep
+    /// the grace period to finish in.
+    package func endWhenServerDrains() {
+        mutable.withLock { $0.endsWhenServerDrains = true }
+        drainCheck.withLock { $0 }?()
+    }
+
+    /// Whether the handler asked to end the call when the server drains.
+    var endsWhenServerDrains: Bool { mutable.withLock { $0.endsWhenServerDrains } }
 
     /// Values interceptors attach for handlers (e.g. the authenticated account id).
     package subscript(value key: String) -> String? {

@@ -35,6 +35,9 @@ package struct EventStreamService: EventStreamProvider {
         // The interceptor checked the credential; refusing here too keeps the stream closed
         // on a server assembled without it.
         _ = try context.requireService()
+        // A subscription: a draining server ends it at once, and the consumer resumes from its
+        // cursor (on another instance).
+        context.endWhenServerDrains()
         try await watch(request, writer)
     }
 

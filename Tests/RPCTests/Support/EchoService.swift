@@ -98,6 +98,26 @@ struct EchoService: RPCService {
                 throw error
             }
         }
+        // A subscription: asks to end when the server drains (after `number` ms, recording
+        // "subscribed"), then streams like Ticks, recording "cancelled" when it is ended.
+        router.serverStreaming(serviceName, "Subscribe") { (request: TestMessage, writer: ResponseWriter<TestMessage>, context) in
+            probe.record("started")
+            do {
+                try await writer.write(TestMessage(number: 0))
+                try await Task.sleep(for: .milliseconds(request.number))
+                context.endWhenServerDrains()
+                probe.record("subscribed")
+                var index: Int64 = 1
+                while true {
+                    try await writer.write(TestMessage(number: index))
+                    index += 1
+                    try await Task.sleep(for: .milliseconds(5))
+                }
+            } catch {
+                probe.record("cancelled")
+                throw error
+            }
+        }
         // Streams messages until cancelled, recording "cancelled" when a write or sleep fails.
         router.serverStreaming(serviceName, "Ticks") { (_: TestMessage, writer: ResponseWriter<TestMessage>, _) in
             probe.record("started")

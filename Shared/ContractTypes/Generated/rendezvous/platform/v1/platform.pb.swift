@@ -35,6 +35,9 @@ public enum Platform {
         public static let serviceUnknown = ErrorReason(rawValue: 10)
         /// rendezvous.events.v1.EventStream: after_cursor is negative.
         public static let invalidCursor = ErrorReason(rawValue: 11)
+        /// The server is shutting down and ended a subscription (a watch, a realtime feed): call again,
+        /// resuming where it left off; the next call reaches another instance.
+        public static let serverDraining = ErrorReason(rawValue: 12)
         /// Access tokens (authorization: Bearer). The gateway client refreshes once on these.
         public static let missingToken = ErrorReason(rawValue: 20)
         public static let malformedToken = ErrorReason(rawValue: 21)
@@ -89,6 +92,7 @@ public enum Platform {
             case 9: "PROTOCOL_ERROR"
             case 10: "SERVICE_UNKNOWN"
             case 11: "INVALID_CURSOR"
+            case 12: "SERVER_DRAINING"
             case 20: "MISSING_TOKEN"
             case 21: "MALFORMED_TOKEN"
             case 22: "UNKNOWN_KEY"
@@ -134,6 +138,7 @@ public enum Platform {
             case 9: .`internal`
             case 10: .notFound
             case 11: .invalidArgument
+            case 12: .unavailable
             case 20: .unauthenticated
             case 21: .unauthenticated
             case 22: .unauthenticated
@@ -179,6 +184,7 @@ public enum Platform {
             case "PROTOCOL_ERROR": self = .protocolError
             case "SERVICE_UNKNOWN": self = .serviceUnknown
             case "INVALID_CURSOR": self = .invalidCursor
+            case "SERVER_DRAINING": self = .serverDraining
             case "MISSING_TOKEN": self = .missingToken
             case "MALFORMED_TOKEN": self = .malformedToken
             case "UNKNOWN_KEY": self = .unknownKey
