@@ -53,9 +53,6 @@ package final class HealthService: HealthProvider {
 
     package func watch(_ request: HealthCheckRequest, writer: ResponseWriter<HealthCheckResponse>,
                        context: ServerCallContext) async throws {
-        // A draining server ends the watch at once: its statuses are NOT_SERVING by then, and the
-        // watcher's next call goes to another instance.
-        context.endWhenServerDrains()
         let (updates, continuation) = AsyncStream<ServingStatus>.makeStream(bufferingPolicy: .bufferingNewest(8))
         let (id, current) = state.withLock { state -> (Int, ServingStatus) in
             let id = state.nextWatcher
