@@ -14,7 +14,7 @@ package enum LocalPort {
     /// connections: between the pick and the child's bind, a connection of some other process
     /// could take it ("Address already in use"). Below the range, only a listener can.
     package static func free() throws -> Int {
-        let (low, _) = ephemeralRange()
+        let low = ephemeralRangeStart()
         let candidates = low > 4096 ? max(1024, low - 12_000)..<low : 0..<0
         for _ in 0..<200 where !candidates.isEmpty {
             let port = Int.random(in: candidates)
@@ -27,13 +27,10 @@ package enum LocalPort {
         return port
     }
 
-    /// The kernel's range for ports it picks (`net.ipv4.ip_local_port_range`).
-    static func ephemeralRange() -> (Int, Int) {
-        guard let text = try? String(contentsOfFile: "/proc/sys/net/ipv4/ip_local_port_range", encoding: .utf8) else {
-            return (32_768, 60_999)
-        }
-        let bounds = text.split(whereSeparator: \.isWhitespace).compactMap { Int($0) }
-        return bounds.count == 2 ? (bounds[0], bounds[1]) : (32_768, 60_999)
+    /// The first port of the kernel's range for ports it picks (`net.ipv4.ip_local_port_range`).
+    static func ephemeralRangeStart() -> Int {
+        let text = try? String(contentsOfFile: "/proc/sys/net/ipv4/ip_local_port_range", encoding: .utf8)
+        return text?.split(whereSeparator: \.isWhitespace).first.flatMap { Int($0) } ?? 32_768
     }
 
     /// Binds a socket to 127.0.0.1:`port` (0: the kernel chooses), returns the port it got and

@@ -223,9 +223,11 @@ INSERT INTO testsvc.bench_profiles (id, bio) VALUES (:id, 'bench bio!')
 %(event)sCOMMIT;
 \endpipeline
 """
-UPSERT_EVENT = r"""INSERT INTO testsvc.bench_outbox (cursor, id, type, app, aggregate_id, payload)
-  VALUES ((pg_current_xact_id()::text::bigint << 20) | set_config('rendezvous.outbox_rank',
-          (coalesce(nullif(current_setting('rendezvous.outbox_rank', true), ''), '0')::bigint + 1)::text, true)::bigint,
+# An event's cursor as Outbox appends one: the transaction's id, then its next rank.
+OUTBOX_CURSOR_SQL = r"""(pg_current_xact_id()::text::bigint << 20) | set_config('rendezvous.outbox_rank',
+          (coalesce(nullif(current_setting('rendezvous.outbox_rank', true), ''), '0')::bigint + 1)::text, true)::bigint"""
+UPSERT_EVENT = rf"""INSERT INTO testsvc.bench_outbox (cursor, id, type, app, aggregate_id, payload)
+  VALUES ({OUTBOX_CURSOR_SQL},
           gen_random_uuid(), 'ProfileUpdated', 'bench', :id, 'bench bio!'::bytea) RETURNING cursor;
 """
 

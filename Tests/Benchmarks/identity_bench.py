@@ -20,7 +20,7 @@ import tempfile
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 sys.path.insert(0, os.path.dirname(__file__))
 from rpc_bench import free_port, wait_for_listening  # noqa: E402
-from db_bench import run_pgbench  # noqa: E402
+from db_bench import OUTBOX_CURSOR_SQL, run_pgbench  # noqa: E402
 
 PG_HOST = os.environ.get("RV_PG_HOST", "127.0.0.1")
 PG_PORT = os.environ.get("RV_PG_PORT", "7432")
@@ -95,9 +95,8 @@ UPDATE identity.profiles SET display_name = 'Bench ' || :r, bio = 'pgbench', upd
 COMMIT;
 \endpipeline
 """
-CEILING_EVENT = r"""INSERT INTO identity.outbox (cursor, id, type, app, aggregate_id, payload)
-  VALUES ((pg_current_xact_id()::text::bigint << 20) | set_config('rendezvous.outbox_rank',
-          (coalesce(nullif(current_setting('rendezvous.outbox_rank', true), ''), '0')::bigint + 1)::text, true)::bigint,
+CEILING_EVENT = rf"""INSERT INTO identity.outbox (cursor, id, type, app, aggregate_id, payload)
+  VALUES ({OUTBOX_CURSOR_SQL},
           md5(:r::text || 'e')::uuid, 'CeilingProbe', 'pgbench', :r, decode(repeat('ab', 120), 'hex'));"""
 
 

@@ -107,12 +107,7 @@ struct EchoService: RPCService {
                 try await Task.sleep(for: .milliseconds(request.number))
                 context.endWhenServerDrains()
                 probe.record("subscribed")
-                var index: Int64 = 1
-                while true {
-                    try await writer.write(TestMessage(number: index))
-                    index += 1
-                    try await Task.sleep(for: .milliseconds(5))
-                }
+                try await Self.tick(writer, from: 1)
             } catch {
                 probe.record("cancelled")
                 throw error
@@ -121,17 +116,22 @@ struct EchoService: RPCService {
         // Streams messages until cancelled, recording "cancelled" when a write or sleep fails.
         router.serverStreaming(serviceName, "Ticks") { (_: TestMessage, writer: ResponseWriter<TestMessage>, _) in
             probe.record("started")
-            var index: Int64 = 0
             do {
-                while true {
-                    try await writer.write(TestMessage(number: index))
-                    index += 1
-                    try await Task.sleep(for: .milliseconds(5))
-                }
+                try await Self.tick(writer, from: 0)
             } catch {
                 probe.record("cancelled")
                 throw error
             }
+        }
+    }
+
+    /// Writes messages numbered from `first`, one every 5 ms, until a write or sleep fails.
+    static func tick(_ writer: ResponseWriter<TestMessage>, from first: Int64) async throws {
+        var index = first
+        while true {
+            try await writer.write(TestMessage(number: index))
+            index += 1
+            try await Task.sleep(for: .milliseconds(5))
         }
     }
 
