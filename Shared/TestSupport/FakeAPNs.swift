@@ -95,6 +95,14 @@ package final class FakeAPNs: Sendable {
         state.withLock { state in state.expiredBearers.formUnion(state.requests.map(\.bearer)) }
     }
 
+    /// Accepts again the provider tokens `expireProviderTokens` refused. A test that expires them
+    /// calls this when it ends: an instance that sent nothing since still holds its old token,
+    /// and its next push would be refused once and sent again, a second request for the tests
+    /// that follow.
+    package func acceptExpiredProviderTokens() {
+        state.withLock { $0.expiredBearers.removeAll() }
+    }
+
     /// The pushes received for `deviceToken`, oldest first.
     package func requests(to deviceToken: String) -> [Request] {
         state.withLock { $0.requests.filter { $0.deviceToken == deviceToken.lowercased() } }
