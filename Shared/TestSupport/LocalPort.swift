@@ -14,8 +14,7 @@ package enum LocalPort {
     /// connections: between the pick and the child's bind, a connection of some other process
     /// could take it ("Address already in use"). Below the range, only a listener can.
     package static func free() throws -> Int {
-        let low = ephemeralRangeStart()
-        let candidates = low > 4096 ? max(1024, low - 12_000)..<low : 0..<0
+        let candidates = range(below: ephemeralRangeStart(), shard: shard)
         for _ in 0..<200 where !candidates.isEmpty {
             let port = Int.random(in: candidates)
             guard handedOut.withLock({ $0.insert(port).inserted }) else { continue }
@@ -25,6 +24,25 @@ package enum LocalPort {
         let port = try bound(port: 0)
         handedOut.withLock { _ = $0.insert(port) }
         return port
+    }
+
+    /// `make test` runs the tests in several processes at once (`RV_TEST_SHARD` = `index/count`,
+    /// from 1): each takes its ports from a slice of its own, since a port handed out here is
+    /// bound only later, by the child it is for, and another process could pick it meanwhile.
+    static let shard: (index: Int, count: Int) = {
+        let parts = ProcessInfo.processInfo.environment["RV_TEST_SHARD"]?.split(separator: "/").compactMap { Int($0) } ?? []
+        guard parts.count == 2, parts[1] >= 1, (1...parts[1]).contains(parts[0]) else { return (1, 1) }
+        return (parts[0], parts[1])
+    }()
+
+    /// The ports below `low` (the ephemeral range's start) this process may hand out: 12,000
+    /// below it, or the shard's slice of them; none when the range starts too low.
+    package static func range(below low: Int, shard: (index: Int, count: Int)) -> Range<Int> {
+        guard low > 4096 else { return 0..<0 }
+        let all = max(1024, low - 12_000)..<low
+        let size = all.count / shard.count
+        let start = all.lowerBound + (shard.index - 1) * size
+        return start..<(start + size)
     }
 
     /// The first port of the kernel's range for ports it picks (`net.ipv4.ip_local_port_range`).

@@ -57,14 +57,15 @@ package enum TestDatabase {
         let rows = try await admin.withConnection { connection in
             try await connection.query("""
                 SELECT count(*) FILTER (WHERE pg_terminate_backend(pid))
-                FROM pg_stat_activity WHERE application_name = $1
+                FROM pg_stat_activity WHERE application_name = $1 AND datname = current_database()
                 """, [.text(applicationName)])
         }
         let deadline = ContinuousClock.now.advanced(by: .seconds(5))
         while ContinuousClock.now < deadline {
             let left = try await admin.withConnection { connection in
-                try await connection.query("SELECT count(*) FROM pg_stat_activity WHERE application_name = $1",
-                                           [.text(applicationName)])[0].decode(0, as: Int.self)
+                try await connection.query("""
+                    SELECT count(*) FROM pg_stat_activity WHERE application_name = $1 AND datname = current_database()
+                    """, [.text(applicationName)])[0].decode(0, as: Int.self)
             }
             if left == 0 { break }
             try await Task.sleep(for: .milliseconds(10))

@@ -17,6 +17,10 @@ names=(localhost 127.0.0.1 ::1 "$@")
 mkdir -p "$dir"
 chmod 700 "$dir"
 umask 077
+# One maker at a time per folder (make test's shards, make run beside make test): a second
+# would see the first's half-written files, or replace the CA the first just signed with.
+exec 9>"$dir/.lock"
+flock 9
 
 if [ ! -s "$dir/ca.pem" ] || [ ! -s "$dir/ca.key" ]; then
     openssl req -x509 -new -nodes -newkey ec -pkeyopt ec_paramgen_curve:P-256 -sha256 -days 3650 \
