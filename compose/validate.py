@@ -1,12 +1,10 @@
 """Checks compose/ without a container engine (run by compose/validate.sh; see there)."""
 import json
 import os
-import random
 import re
 import shlex
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -14,6 +12,8 @@ import time
 import urllib.request
 
 import yaml
+
+from ports import free_port
 
 COMPOSE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(COMPOSE)
@@ -382,35 +382,6 @@ def check_runtime_libraries(stage, bin_dir, product):
 
 
 # ---------------------------------------------------------------- entrypoints with compose's env
-
-HANDED_OUT = set()
-
-
-def free_port():
-    """A port free now, below the kernel's ephemeral range: a port the kernel picks (a bind to 0)
-    comes from that range, as do outgoing connections' local ports, so one of the services
-    started first could take it before the service it was for binds it (media once failed so:
-    "Address already in use"). Below the range, only a listener can."""
-    try:
-        with open("/proc/sys/net/ipv4/ip_local_port_range") as f:
-            low = int(f.read().split()[0])
-    except (OSError, ValueError, IndexError):
-        low = 32768
-    for _ in range(200 if low > 4096 else 0):
-        port = random.randrange(max(1024, low - 12000), low)
-        if port in HANDED_OUT:
-            continue
-        HANDED_OUT.add(port)
-        with socket.socket() as sock:
-            try:
-                sock.bind(("127.0.0.1", port))
-                return port
-            except OSError:
-                continue
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
 
 def check_entrypoints(compose, example, database):
     """Starts each service executable with its compose environment (env files, then

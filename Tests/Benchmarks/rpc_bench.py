@@ -12,7 +12,6 @@ import argparse
 import os
 import shutil
 import signal
-import socket
 import struct
 import subprocess
 import sys
@@ -20,6 +19,8 @@ import tempfile
 import time
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+sys.path.insert(0, os.path.join(ROOT, "compose"))
+from ports import free_port  # noqa: E402,F401 (the other benchmarks import it from here)
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 
 
@@ -67,12 +68,6 @@ def wait_for_listening(server):
         if not line:
             break
     sys.exit("server did not start: " + "".join(seen))
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def cpu_seconds(pid):
