@@ -55,20 +55,16 @@ package final class ServerCall: HTTP2StreamDelegate, @unchecked Sendable {
         self.requestCompressed = requestCompressed
         self.clientAcceptsGzip = clientAcceptsGzip
         self.deframer = GRPCDeframer(maxMessageSize: options.maxReceiveMessageSize)
-        let relay = CreditRelay()
+        let relay = ServerCallRelay(loop: stream.loop)
         if route.kind.hasSingleRequest {
             self.inbox = nil
         } else {
-            let loop = stream.loop
             self.inbox = MessageInbox(onTaken: { _ in
-                loop.executeSoon { relay.call?.grantOwedCredit() }
+                relay.loop.executeSoon { relay.call?.grantOwedCredit() }
             })
         }
         relay.call = self
-        let loop = stream.loop
-        context.drainCheck.withLock { check in
-            check = { loop.execute { relay.call?.endIfServerDraining() } }
-        }
+        context.attach(relay)
     }
 
     /// Returns withheld flow-control credit once the handler has caught up. Loop only.
@@ -192,7 +188,7 @@ package final class ServerCall: HTTP2StreamDelegate, @unchecked Sendable {
 
     /// Ends the call with UNAVAILABLE when the server is draining and the handler asked to end
     /// then (`ServerCallContext.endWhenServerDrains`). Loop only.
-    private func endIfServerDraining() {
+    func endIfServerDraining() {
         guard stream.isConnectionDraining, context.endsWhenServerDrains, !isFinished else { return }
         failFromLoop(RPCError(code: .unavailable, message: "the server is shutting down; call again to resume elsewhere",
                               reason: "SERVER_DRAINING"))
@@ -364,11 +360,14 @@ package final class ServerCall: HTTP2StreamDelegate, @unchecked Sendable {
     }
 }
 
-/// Lets the inbox reach its call without a strong reference.
-private final class CreditRelay: @unchecked Sendable {
+/// Lets the inbox and the call's context reach the call on its loop without a strong reference.
+final class ServerCallRelay: @unchecked Sendable {
     // @unchecked Sendable: `call` is set once during the call's init, before the relay is shared,
     // and read only on the call's loop (credit grants, the drain check).
     weak var call: ServerCall?
+    let loop: EventLoop
+
+    init(loop: EventLoop) { self.loop = loop }
 }
 
 /// Per-server settings every call consults.

@@ -18,6 +18,8 @@ package final class ServerCallContext: Sendable {
         var lastRequestCompressed = false
         var values: [String: String] = [:]
         var endsWhenServerDrains = false
+        /// The call, reached on its loop to end it when its server is draining.
+        var call: ServerCallRelay?
     }
 
     private let mutable = Mutex(Mutable())
@@ -53,17 +55,22 @@ package final class ServerCallContext: Sendable {
         set { mutable.withLock { $0.lastRequestCompressed = newValue } }
     }
 
-    /// Set by the call: ends it when its server is draining (hops to the stream's loop).
-    let drainCheck = Mutex<(@Sendable () -> Void)?>(nil)
-
     /// Ends this call with UNAVAILABLE (reason SERVER_DRAINING) once its server begins a
     /// graceful shutdown, or at once when it already has. For subscriptions that never end by
     /// themselves (a watch, a realtime feed): their clients call again and resume, on another
     /// instance, and the shutdown does not wait out its grace period for them. Other calls keep
     /// the grace period to finish in.
     package func endWhenServerDrains() {
-        mutable.withLock { $0.endsWhenServerDrains = true }
-        drainCheck.withLock { $0 }?()
+        let relay = mutable.withLock { state in
+            state.endsWhenServerDrains = true
+            return state.call
+        }
+        relay?.loop.execute { relay?.call?.endIfServerDraining() }
+    }
+
+    /// Set once by the call it belongs to.
+    func attach(_ relay: ServerCallRelay) {
+        mutable.withLock { $0.call = relay }
     }
 
     /// Whether the handler asked to end the call when the server drains.
