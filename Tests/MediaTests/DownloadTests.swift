@@ -66,6 +66,12 @@ struct DownloadTests {
             let beyond = try await Curl.get(url, http2: http2, headers: ["Range: bytes=\(count)-"])
             #expect(beyond.status == 416)
             #expect(beyond.headers["content-range"] == "bytes */\(count)")
+            // An end as large as a 64-bit integer goes (once an overflow that ended the process):
+            // the rest of the representation.
+            let huge = try await Curl.get(url, http2: http2, headers: ["Range: bytes=\(count - 10)-9223372036854775807"])
+            #expect(huge.status == 206)
+            #expect(huge.body == Array(bytes.suffix(10)))
+            #expect(huge.headers["content-range"] == "bytes \(count - 10)-\(count - 1)/\(count)")
             let cached = try await Curl.get(url, http2: http2,
                                             headers: ["If-None-Match: \"\(RenditionTests.key(blob.sha256, side: 0))\""])
             #expect(cached.status == 304)

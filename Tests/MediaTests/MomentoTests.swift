@@ -109,6 +109,13 @@ struct MomentoTests {
         request.title = "Past"
         request.releaseAt = Timestamp(seconds: Int64(Date().timeIntervalSince1970) - 10)
         #expect(await reason { _ = try await users.momento.createEvent(request, options: creator.bearer) }?.reason == "INVALID_RELEASE_TIME")
+        // Times beyond google.protobuf.Timestamp's range (any int64 decodes; one once overflowed
+        // and ended the process) are refused like any other time out of bounds.
+        for seconds in [Int64.max, Int64.min, 9_223_372_036_855] {
+            request.releaseAt = Timestamp(seconds: seconds)
+            #expect(await reason { _ = try await users.momento.createEvent(request, options: creator.bearer) }?.reason
+                    == "INVALID_RELEASE_TIME")
+        }
         request.releaseAt = Timestamp(seconds: Int64(Date().timeIntervalSince1970) + 600)
         request.title = " "
         #expect(await reason { _ = try await users.momento.createEvent(request, options: creator.bearer) }?.reason == "INVALID_TITLE")

@@ -72,6 +72,14 @@ struct DatesAndContentTests {
                                                          scheduledAt: Timestamp(microseconds: 1_000_000)), options: ana.bearer)
         }
         #expect(failure?.code == .invalidArgument)
+        // Beyond google.protobuf.Timestamp's range (once an overflow that ended the process).
+        for seconds in [Int64.max, Int64.min] {
+            failure = await reason {
+                _ = try await people.dates.proposeDate(.init(matchID: matchID, restaurantID: "hiden",
+                                                             scheduledAt: Timestamp(seconds: seconds)), options: ana.bearer)
+            }
+            #expect(failure?.code == .invalidArgument)
+        }
         let date = try await people.dates.proposeDate(.init(matchID: matchID, restaurantID: "hiden", scheduledAt: Self.tomorrow),
                                                       options: ana.bearer)
         #expect(date.status == .proposed && Set(date.accountIDs) == [ana.id, ben.id])

@@ -60,6 +60,20 @@ struct LedgerAndPointsTests {
             .init(seasonID: season.id, currency: "USD", expectedIncomePerEpisodeMinor: 40_00, expectedCostPerEpisodeMinor: 20_00),
             options: host.bearer)
         #expect(projection.actualNetMinor == -50_00 && projection.episodesToBreakeven == 3 && projection.withinSeason)
+
+        // Amounts whose arithmetic once overflowed and ended the process: an assumption beyond
+        // any entry's bound is refused; a view count up to Int64.max is reported on.
+        let huge = await reason {
+            _ = try await people.ledger.getBreakevenProjection(
+                .init(seasonID: season.id, currency: "USD", expectedIncomePerEpisodeMinor: 1 << 62, expectedCostPerEpisodeMinor: 0),
+                options: host.bearer)
+        }
+        #expect(huge?.code == .invalidArgument)
+        _ = try await people.episodes.updateEpisode(.init(episodeID: one.id, episode: .init(viewCount: .max), updateMask: ["view_count"]),
+                                                    options: host.bearer)
+        let viewed = try await people.ledger.getSponsorReport(.init(seasonID: season.id, currency: "USD"), options: host.bearer)
+        #expect(viewed.episodes.first?.viewCount == .max && viewed.episodes.first?.costPerViewMinor == 1)
+        #expect(viewed.episodes.first?.roiBasisPoints == 15_000)
     }
 
     @Test func ledger_refusesBadMoney_andEveryoneButProducers() async throws {
@@ -111,6 +125,10 @@ struct LedgerAndPointsTests {
         #expect(there.episodesToBreakeven == 0 && there.withinSeason && there.projectedSeasonNetMinor == 5 - 80)
         let late = Breakeven.project(currency: "USD", actualNet: -1_000, episodesSoFar: 8, planned: 10, income: 300, cost: 100)
         #expect(late.episodesToBreakeven == 5 && !late.withinSeason && late.projectedSeasonNetMinor == -600)
+        #expect(LedgerStore.basisPoints(.max / 2, of: 1 << 40) == 4_194_303 * 10_000)
+        #expect(LedgerStore.basisPoints(.max / 2, of: 3) == .max && LedgerStore.basisPoints(.min / 2, of: 1) == .min)
+        #expect(LedgerStore.basisPoints(150, of: 100) == 15_000)
+        #expect(LedgerStore.dividedRoundingUp(1, by: .max) == 1 && LedgerStore.dividedRoundingUp(10, by: 5) == 2)
     }
 
     @Test func points_awardedOnce_readOnlyByTheirOwner_neverTransferable() async throws {

@@ -66,7 +66,7 @@ struct DevicesInternalService: DevicesInternalProvider {
     /// A provider's timestamp as a date: within years 1–9999 with valid nanos, as
     /// google.protobuf.Timestamp requires.
     private static func date(_ timestamp: Timestamp) throws(DeviceError) -> Date {
-        guard (-62_135_596_800...253_402_300_799).contains(timestamp.seconds), (0..<1_000_000_000).contains(timestamp.nanos) else {
+        guard (Timestamp.minimumSeconds...Timestamp.maximumSeconds).contains(timestamp.seconds), (0..<1_000_000_000).contains(timestamp.nanos) else {
             throw .invalidTimestamp
         }
         return Date(timeIntervalSince1970: Double(timestamp.seconds) + Double(timestamp.nanos) / 1_000_000_000)

@@ -14,7 +14,7 @@ enum MembershipInput {
     /// and representable (before year 10000).
     static func futureDate(_ timestamp: Timestamp?, now: Date = Date()) throws(MembershipError) -> Date? {
         guard let timestamp else { return nil }
-        guard (0..<1_000_000_000).contains(timestamp.nanos), timestamp.seconds < 253_402_300_800 else {
+        guard (0..<1_000_000_000).contains(timestamp.nanos), timestamp.seconds <= Timestamp.maximumSeconds else {
             throw .invalidExpiry
         }
         let date = Date(timeIntervalSince1970: Double(timestamp.seconds) + Double(timestamp.nanos) / 1e9)

@@ -26,7 +26,8 @@ enum ByteRange {
         guard start < length else { return .unsatisfiable }
         if last.isEmpty { return .partial(start..<length) }
         guard let end = Int64(last), end >= start else { return .whole }
-        return .partial(start..<min(end + 1, length))
+        // An end past the representation (up to Int64.max) means its last byte.
+        return .partial(start..<(end < length ? end + 1 : length))
     }
 }
 

@@ -14,8 +14,9 @@ struct DatesService: DatesProvider {
     func proposeDate(_ request: Production.ProposeDateRequest, context: ServerCallContext) async throws -> Production.Date {
         let caller = try ProductionCaller(context, settings: settings)
         let matchID = try RequestID.parse(request.matchID, field: "match_id")
-        guard let at = request.scheduledAt?.microseconds, at > Int64(Date().timeIntervalSince1970 * 1_000_000) else {
-            throw ProductionError.invalid("scheduled_at must be in the future")
+        let now = Int64(Date().timeIntervalSince1970 * 1_000_000)
+        guard let at = request.scheduledAt?.microseconds, at > now, at <= now + 366 * 86_400 * 1_000_000 else {
+            throw ProductionError.invalid("scheduled_at must be in the future, at most a year ahead")
         }
         return try await pool.withTransaction { connection in
             guard let accounts = try await DateStore.activeMatch(matchID, app: caller.app, on: connection),

@@ -96,6 +96,10 @@ struct LedgerService: LedgerProvider {
         guard request.expectedIncomePerEpisodeMinor >= 0, request.expectedCostPerEpisodeMinor >= 0 else {
             throw ProductionError.invalidMoney("assumptions must not be negative")
         }
+        guard request.expectedIncomePerEpisodeMinor <= MoneyRules.maximumMinor,
+              request.expectedCostPerEpisodeMinor <= MoneyRules.maximumMinor else {
+            throw ProductionError.invalidMoney("assumptions are implausibly large")
+        }
         guard (0...99).contains(request.plannedEpisodes) else { throw ProductionError.invalid("planned_episodes must be 1-99") }
         let planned = request.plannedEpisodes == 0 ? 10 : request.plannedEpisodes
         let (net, soFar) = try await pool.withConnection { connection in

@@ -116,10 +116,24 @@ enum LedgerStore {
             line.incomeMinor = try row.decode(4)
             line.costMinor = try row.decode(5)
             line.viewCount = try row.decode(6)
-            if line.costMinor > 0 { line.roiBasisPoints = (line.incomeMinor - line.costMinor) * 10_000 / line.costMinor }
-            if line.viewCount > 0 { line.costPerViewMinor = (line.costMinor + line.viewCount - 1) / line.viewCount }
+            if line.costMinor > 0 { line.roiBasisPoints = basisPoints(line.incomeMinor - line.costMinor, of: line.costMinor) }
+            if line.viewCount > 0 { line.costPerViewMinor = dividedRoundingUp(line.costMinor, by: line.viewCount) }
             return line
         }
+    }
+
+    /// `part` / `whole` in basis points, without overflow for any sums (a view count a producer
+    /// sets may be up to Int64.max).
+    static func basisPoints(_ part: Int64, of whole: Int64) -> Int64 {
+        let (scaled, overflow) = part.multipliedReportingOverflow(by: 10_000)
+        if !overflow { return scaled / whole }
+        let (coarse, stillOverflow) = (part / whole).multipliedReportingOverflow(by: 10_000)
+        return stillOverflow ? (part < 0 ? .min : .max) : coarse
+    }
+
+    /// `value` / `divisor` rounded up, for a non-negative value and a positive divisor.
+    static func dividedRoundingUp(_ value: Int64, by divisor: Int64) -> Int64 {
+        value / divisor + (value % divisor == 0 ? 0 : 1)
     }
 
     static func currencyTotals(currency: String, income: Int64, expense: Int64) -> Production.CurrencyTotals {

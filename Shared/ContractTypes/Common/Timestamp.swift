@@ -25,10 +25,18 @@ public struct Timestamp: ProtoMessage, Hashable, Comparable {
         self.nanos = Int32(remainder * 1000)
     }
 
+    /// google.protobuf.Timestamp's range: 0001-01-01T00:00:00Z to 9999-12-31T23:59:59Z.
+    public static let minimumSeconds: Int64 = -62_135_596_800
+    public static let maximumSeconds: Int64 = 253_402_300_799
+
     /// Microseconds since the epoch, the sub-microsecond part dropped (the inverse of
-    /// `init(microseconds:)`).
+    /// `init(microseconds:)`). A time outside google.protobuf.Timestamp's range, which a client
+    /// may send (any int64 decodes), is clamped to it: the product would overflow Int64 and
+    /// trap, and within the range any sum or difference of two times fits.
     public var microseconds: Int64 {
-        seconds * 1_000_000 + Int64(nanos / 1000)
+        let seconds = min(max(seconds, Self.minimumSeconds), Self.maximumSeconds)
+        let nanos = min(max(nanos, 0), 999_999_999)
+        return seconds * 1_000_000 + Int64(nanos / 1000)
     }
 
     public func encode(to writer: inout ProtoWriter) {

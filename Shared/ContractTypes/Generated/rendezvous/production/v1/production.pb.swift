@@ -3096,7 +3096,7 @@ public enum Production {
         public var matchID: String = ""
         /// `string restaurant_id = 2;`
         public var restaurantID: String = ""
-        /// In the future.
+        /// In the future, at most a year ahead.
         ///
         /// `Timestamp scheduled_at = 3;`
         public var scheduledAt: Timestamp?
