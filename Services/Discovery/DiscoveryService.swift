@@ -164,7 +164,8 @@ struct DiscoveryService: DiscoveryProvider {
             return received
         }
         if likes.count > pageSize, let last = page.last {
-            response.nextPageToken = PageCursor(microseconds: last.likedAt, id: last.liker).token
+            // The like's own id, never the liker's: a blurred page must not name them.
+            response.nextPageToken = PageCursor(microseconds: last.likedAt, id: last.id).token
         }
         return response
     }
@@ -226,9 +227,10 @@ struct DiscoveryService: DiscoveryProvider {
         guard request.hashes.allSatisfy(ContactHashes.isWellFormed) else {
             throw DiscoveryError.invalidContacts("hashes are lowercase hex SHA-256 of the normalized email or E.164 phone")
         }
-        let members = try await contacts.members(app: caller.app, hashes: Array(Set(request.hashes))).filter { $0 != account }
-        let added = try await pool.withTransaction { connection in
-            try await ConnectionStore.connect(account, with: members, source: .contacts, on: connection)
+        let named = try await contacts.members(app: caller.app, hashes: Array(Set(request.hashes)))
+        let (members, added) = try await pool.withTransaction { connection in
+            let members = try await ConnectionStore.reachable(from: account, among: named, app: caller.app, on: connection)
+            return (members, try await ConnectionStore.connect(account, with: members, source: .contacts, on: connection))
         }
         return Discovery.ImportContactsResponse(matched: Int32(members.count), connectionsAdded: Int32(added))
     }
@@ -241,7 +243,8 @@ struct DiscoveryService: DiscoveryProvider {
         guard !token.isEmpty, token.utf8.count <= 4096 else { throw DiscoveryError.instagramTokenInvalid }
         let instagramAccount = try await instagram.account(token: token)
         let (members, added) = try await pool.withTransaction { connection in
-            let members = try await InstagramStore.link(account, app: caller.app, to: instagramAccount, on: connection)
+            let linked = try await InstagramStore.link(account, app: caller.app, to: instagramAccount, on: connection)
+            let members = try await ConnectionStore.reachable(from: account, among: linked, app: caller.app, on: connection)
             return (members, try await ConnectionStore.connect(account, with: members, source: .instagram, on: connection))
         }
         var response = Discovery.ImportInstagramResponse()

@@ -40,7 +40,8 @@ import Testing
                 "inactive \(inactive.id), far \(far.id), other app \(otherApp.id)")
         let first = try #require(cards.first)
         #expect(first.sharedTags == ["jazz", "wine"])
-        #expect(first.distanceMeters > 1000 && first.distanceMeters < 2000)
+        // 1.3 to 1.6 km away, shown in whole kilometres.
+        #expect(first.distanceMeters == 1000 || first.distanceMeters == 2000)
         #expect(first.age == 30 || first.age == 29)
         #expect(first.publicName.hasPrefix("Person "))
         // Others see the viewer, except whoever blocked them.
@@ -122,6 +123,42 @@ import Testing
         #expect(try await members.discovery.getLikesReceived(.init(), options: viewer.bearer).count == 0)
     }
 
+    /// Paging through blurred likes one at a time reaches each once, and no page token names a
+    /// liker (a token is only base64url: one held the liker's account id, so a free member could
+    /// read who liked them and like them back into a match).
+    @Test func blurredLikes_pageWithoutNamingTheLikers() async throws {
+        let members = try await DiscoveryMembers.make()
+        defer { members.close() }
+        let here = Self.spot()
+        let viewer = try await members.join("elite", location: here)
+        var admirers: [String] = []
+        for _ in 0..<3 {
+            let admirer = try await members.join("elite", location: here)
+            _ = try await members.swipe(admirer, .like, on: viewer)
+            admirers.append(admirer.id)
+        }
+        var token = ""
+        var seen: [Discovery.LikeReceived] = []
+        var tokens: [String] = []
+        repeat {
+            let page = try await members.discovery.getLikesReceived(.init(pageSize: 1, pageToken: token), options: viewer.bearer)
+            #expect(page.visibility == .blurred && page.count == 3)
+            seen += page.likes
+            token = page.nextPageToken
+            if !token.isEmpty { tokens.append(token) }
+        } while !token.isEmpty && seen.count < 10
+        #expect(seen.count == 3 && seen.allSatisfy { $0.accountID.isEmpty && $0.publicName.isEmpty })
+        #expect(seen.compactMap(\.likedAt) == seen.compactMap(\.likedAt).sorted(by: >) && seen.allSatisfy { $0.likedAt != nil })
+        #expect(tokens.count == 2)
+        for token in tokens {
+            var base64 = token.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+            while base64.count % 4 != 0 { base64 += "=" }
+            let decoded = String(decoding: Data(base64Encoded: base64) ?? Data(), as: UTF8.self)
+            #expect(!decoded.isEmpty)
+            #expect(!admirers.contains { decoded.lowercased().contains($0.lowercased()) }, "a page token names a liker: \(decoded)")
+        }
+    }
+
     /// FirstDate: a viewer who gave a neighborhood but no location is placed at the middle of
     /// that neighborhood's members, so the radius and distances still apply.
     @Test func viewerWithoutLocation_isPlacedAtTheirNeighborhoodsCentroid() async throws {
@@ -139,7 +176,7 @@ import Testing
         #expect(!ids.contains(far.id))
         // Both are about 0.02° of longitude from the centroid between them.
         for card in cards where card.accountID == west.id || card.accountID == east.id {
-            #expect(card.distanceMeters > 500 && card.distanceMeters < 2_500)
+            #expect(card.distanceMeters == 1000 || card.distanceMeters == 2000)
         }
     }
 }

@@ -120,6 +120,19 @@ import Testing
         #expect(cards.first { $0.accountID == friend.id }?.mutualConnections == 0)
         #expect(cards.first?.accountID == stranger.id, "a mutual connection ranks first")
 
+        // Someone who blocked the viewer, and someone the viewer blocked, are as unknown as a
+        // non-member: an import never confirms that a blocked person's number is a member's.
+        let blocker = try await members.join("elite", location: here)
+        let blocked = try await members.join("elite", location: here)
+        _ = try await members.safety.block(.init(accountID: viewer.id), options: blocker.bearer)
+        _ = try await members.safety.block(.init(accountID: blocked.id), options: viewer.bearer)
+        try await members.waitForDiscoveryToCatchUp()
+        imported = try await members.discovery.importContacts(
+            .init(hashes: [try await emailHash(of: blocker), try await emailHash(of: blocked)]), options: viewer.bearer)
+        #expect(imported.matched == 0 && imported.connectionsAdded == 0)
+        imported = try await members.discovery.importContacts(.init(hashes: [try await emailHash(of: viewer)]), options: blocker.bearer)
+        #expect(imported.matched == 0)
+
         for bad in [["not-a-hash"], [String(repeating: "A", count: 64)], Array(repeating: nobody, count: 1_001)] {
             let failure = await reason { _ = try await members.discovery.importContacts(.init(hashes: bad), options: viewer.bearer) }
             #expect(failure?.code == .invalidArgument && failure?.reason == "INVALID_CONTACTS")

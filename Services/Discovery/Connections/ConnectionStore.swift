@@ -11,6 +11,23 @@ enum ConnectionStore {
         case instagram = 3
     }
 
+    /// Those of `others` that `account` may learn of (as the feed shows people): active members
+    /// of `app`, blocked by neither side, and not incognito unless they liked `account`. The
+    /// rest are not counted or connected, so an import does not tell a blocked person, or anyone
+    /// with a phone number, that its owner is a member.
+    static func reachable(from account: UUID, among others: [UUID], app: String, on connection: Connection) async throws -> [UUID] {
+        guard !others.isEmpty else { return [] }
+        return try await connection.query("""
+            SELECT p.account_id FROM discovery.profiles p
+            WHERE p.account_id = ANY($2::uuid[]) AND p.app = $3 AND p.active AND p.account_id <> $1
+              AND NOT EXISTS (SELECT 1 FROM discovery.blocks b
+                              WHERE (b.blocker_id = $1 AND b.blocked_id = p.account_id)
+                                 OR (b.blocker_id = p.account_id AND b.blocked_id = $1))
+              AND (NOT p.incognito OR EXISTS (SELECT 1 FROM discovery.swipes k
+                                              WHERE k.swiper_id = p.account_id AND k.target_id = $1 AND k.action >= 2))
+            """, [.uuid(account), .uuidArray(others), .text(app)]).map { try $0.decode(0, as: UUID.self) }
+    }
+
     /// Connects `account` with each of `others` both ways; how many were new to `account`.
     static func connect(_ account: UUID, with others: [UUID], source: Source, on connection: Connection) async throws -> Int {
         guard !others.isEmpty else { return 0 }

@@ -141,7 +141,7 @@ enum FeedStore {
             card.tags = try row.decode(6)
             card.sharedTags = try row.decode(7)
             card.neighborhood = try row.decode(8)
-            card.distanceMeters = try row.decode(9)
+            card.distanceMeters = MemberDistance.shown(try row.decode(9))
             card.photoIDs = try row.decode(10)
             card.verified = try row.decode(11)
             card.superLikedYou = try row.decode(12)

@@ -78,7 +78,8 @@ enum DiscoveryMigrations {
                 );
                 """),
             Migration(version: 3, name: "event cursors", sql: EventConsumer.ddl(schema: "discovery")),
-        ] + outbox.migrations(from: 4) + [outbox.occurredAtIndexMigration(version: 6), groupSessions, SessionCatalog.seed, recencyIndex, memberSettings, connections, instagram]
+        ] + outbox.migrations(from: 4) + [outbox.occurredAtIndexMigration(version: 6), groupSessions, SessionCatalog.seed, recencyIndex, memberSettings, connections, instagram,
+                likeIDs]
     }
 
     /// Swivo's group sessions: categories and their options (seeded by `SessionCatalog`), sessions
@@ -175,5 +176,11 @@ enum DiscoveryMigrations {
             PRIMARY KEY (account_id, instagram_id)
         );
         CREATE INDEX instagram_related_by_instagram_id ON discovery.instagram_related (instagram_id);
+        """)
+
+    /// Each swipe's own random id, the tiebreak of the likes a member received: their page
+    /// token held the liker's account id, which a tier that sees likes blurred must not learn.
+    static let likeIDs = Migration(version: 13, name: "swipe ids", sql: """
+        ALTER TABLE discovery.swipes ADD COLUMN id uuid NOT NULL DEFAULT gen_random_uuid();
         """)
 }

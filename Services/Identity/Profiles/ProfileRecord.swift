@@ -62,7 +62,7 @@ struct ProfileRecord: Sendable {
                 profile.firstName = content.firstName
                 profile.lastName = content.lastName
             }
-            profile.distanceMeters = distanceMeters ?? 0
+            profile.distanceMeters = MemberDistance.shown(distanceMeters ?? 0)
         }
         return profile
     }

@@ -1,0 +1,11 @@
+/// How far away another member is, as members see it: whole kilometres, at least one. Exact
+/// metres let anyone who can move their own location (three profile updates, three reads)
+/// work out where a member is to within a few metres; kilometres leave that to a kilometre.
+/// Ranking and radius filters use the exact distance; only what is shown is rounded.
+public enum MemberDistance {
+    /// The distance shown for `meters`; 0 (no distance: a location is missing) stays 0.
+    public static func shown(_ meters: Double) -> Double {
+        guard meters.isFinite, meters > 0 else { return 0 }
+        return max(1, (meters / 1000).rounded()) * 1000
+    }
+}
