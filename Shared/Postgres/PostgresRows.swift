@@ -42,7 +42,13 @@ package struct PostgresRow: Sendable {
     let index: Int
 
     /// Decodes column `column` (0-based) as `T`; use an Optional type for nullable columns.
+    /// A row past the result's end (`rows[0]` of an empty result) throws rather than traps: a
+    /// row a caller expected may be gone by the time it reads, and that must fail the call, not
+    /// end the process.
     package func decode<T: PostgresDecodable>(_ column: Int, as type: T.Type = T.self) throws(PostgresError) -> T {
+        guard rows.indices.contains(index) else {
+            throw PostgresError(code: .decodingFailed, context: "no row \(index): the result has \(rows.count)")
+        }
         guard rows.columns.indices.contains(column) else {
             throw PostgresError(code: .decodingFailed, context: "no column \(column)")
         }

@@ -80,6 +80,28 @@ import Testing
         await harness.stop()
     }
 
+    /// Blocking again while an unblock of the same pair commits: the block the insert met can be
+    /// gone when the call reads it back, which once trapped and ended identity. Every call
+    /// answers, and the pair ends blocked or not as the last call left it.
+    @Test func blockAgain_racingUnblock_everyCallAnswers() async throws {
+        let harness = try await IdentityHarness.start()
+        let alice = try await harness.newUser("unseen")
+        let bob = try await harness.newUser("unseen")
+        for _ in 0..<400 {
+            _ = try await harness.safety.block(.init(accountID: bob.id), options: alice.options)
+            async let again = harness.safety.block(.init(accountID: bob.id), options: alice.options)
+            async let unblock = harness.safety.unblock(.init(accountID: bob.id), options: alice.options)
+            _ = try await (again, unblock)
+        }
+        _ = try await harness.safety.block(.init(accountID: bob.id), options: alice.options)
+        let rows = try await harness.pool.withConnection { connection in
+            try await connection.query("SELECT count(*) FROM identity.blocks WHERE blocker_id = $1 AND blocked_id = $2",
+                                       [.uuid(UUID(uuidString: alice.id)), .uuid(UUID(uuidString: bob.id))])[0].decode(0, as: Int.self)
+        }
+        #expect(rows == 1)
+        await harness.stop()
+    }
+
     @Test func block_yourself_isInvalid_anotherAppsAccount_isNotFound() async throws {
         let harness = try await IdentityHarness.start()
         let alice = try await harness.newUser("unseen")

@@ -14,6 +14,17 @@ import TestSupport
         return try rows[0].decode(0, as: T.self)
     }
 
+    /// A row a caller expected and the database no longer had (deleted between two statements)
+    /// fails that call; it once trapped, ending the process.
+    @Test func aRowPastTheEnd_throws_ratherThanTraps() async throws {
+        let pool = try await TestDatabase.makePool()
+        defer { pool.close() }
+        let rows = try await pool.withConnection { try await $0.query("SELECT 1::int8 WHERE false") }
+        #expect(rows.isEmpty)
+        #expect(throws: PostgresError.self) { try rows[0].decode(0, as: Int64.self) }
+        #expect(throws: PostgresError.self) { try rows[-1].decode(0, as: Int64.self) }
+    }
+
     @Test func text_roundTrips() async throws {
         #expect(try await roundTrip(.text("héllo, 世界 🙂"), cast: "text") == "héllo, 世界 🙂")
         #expect(try await roundTrip(.text(""), cast: "text") == "")

@@ -16,7 +16,7 @@ enum BlockStore {
 
     /// Adds the block unless it exists; returns when it was made (microseconds) and whether
     /// this call made it. Concurrent identical calls make one row: the later insert waits for
-    /// the earlier and then finds it.
+    /// the earlier and then finds it. Call within `PostgresPool.withTransaction`.
     static func block(_ blocked: UUID, by blocker: UUID, app: String,
                       on connection: Connection) async throws -> (blockedAt: Int64, created: Bool) {
         let inserted = try await connection.query("""
@@ -28,7 +28,12 @@ enum BlockStore {
         let existing = try await connection.query("""
             SELECT \(UnixMicroseconds.sql("created_at")) FROM identity.blocks WHERE blocker_id = $1 AND blocked_id = $2
             """, [.uuid(blocker), .uuid(blocked)])
-        return (try existing[0].decode(0), false)
+        guard let row = existing.first else {
+            // The block the insert met was removed (an unblock, a deleted account) before this
+            // read: the transaction runs again (PostgresPool.withTransaction retries 40001).
+            throw PostgresError(code: .sqlState(.serializationFailure), context: "a block changed while it was added")
+        }
+        return (try row.decode(0), false)
     }
 
     /// Removes the block; the time it was removed (microseconds), nil when there was none.

@@ -25,7 +25,12 @@ enum ReportStore {
             SELECT \(columns) FROM identity.reports
             WHERE reporter_id = $1 AND reported_id = $2 AND status <> 'resolved'
             """, [.uuid(reporter), .uuid(reported)])
-        return (try decode(open[0]), false)
+        guard let row = open.first else {
+            // The open report the insert met was resolved or deleted before this read: the
+            // transaction runs again (PostgresPool.withTransaction retries 40001).
+            throw PostgresError(code: .sqlState(.serializationFailure), context: "a report changed while it was filed")
+        }
+        return (try decode(row), false)
     }
 
     /// Up to `limit` reports of `app` after `cursor`, oldest first, optionally in one state
