@@ -267,9 +267,10 @@ import Testing
         try await harness.update(leo, ["location"]) { $0.location = .init(latitude: 25.8005, longitude: -80.1994) }
         let seen = try await harness.profiles.getProfile(.init(accountID: maya.id), options: leo.options)
         #expect(seen.location == nil)
-        // Miami to Wynwood is 4.4 km: members see whole kilometres, never the metres that would
-        // place each other.
-        #expect(seen.distanceMeters == 4000, "Miami to Wynwood: \(seen.distanceMeters)")
+        // Miami to Wynwood is 4.4 km. Members see whole kilometres measured from each other's
+        // grid point, never the metres that would place them: from Maya's (25.76, -80.19) it is
+        // 4.6 km, shown as 5.
+        #expect(seen.distanceMeters == 5000, "Miami to Wynwood: \(seen.distanceMeters)")
         let cleared = try await harness.update(maya, ["location"])
         #expect(cleared.location == nil)
         await harness.stop()

@@ -1,6 +1,7 @@
 import Contracts
 import Foundation
 import Postgres
+import Runtime
 
 /// The ranked feed in one query over the projection: a window of candidates (`window`), then
 /// their scores. Scores are integers, so a page token's (score, id) is an exact position:
@@ -72,7 +73,8 @@ enum FeedStore {
                             ELSE ST_SetSRID(ST_MakePoint($15::float8, $14::float8), 4326)::geography END AS location
             ), candidates AS (
                 SELECT p.account_id, p.public_name, p.birth_date, p.gender, p.bio, p.title, p.tags, p.neighborhood,
-                       p.photo_ids, p.verified, p.tier, p.location, p.last_active_at, p.listed_at, p.boosted_until
+                       p.photo_ids, p.verified, p.tier, \(MemberLocation.sql("p.location")) AS location, p.last_active_at,
+                       p.listed_at, p.boosted_until
                 FROM discovery.profiles p
                 WHERE p.app = $2 AND p.active AND p.account_id <> $1
                   AND p.listed_at <= 'epoch'::timestamptz + $3::int8 * interval '1 microsecond'

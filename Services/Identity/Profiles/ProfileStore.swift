@@ -19,9 +19,10 @@ enum ProfileStore {
         COALESCE(p.photo_ids, '{}'), \(UnixMicroseconds.sql("p.last_active_at")), \(UnixMicroseconds.sql("p.updated_at"))
         """
 
-    /// Metres between the profile and `reader`'s profile (column 27), NULL when either has no location.
+    /// Metres between the profile (its `MemberLocation`) and `reader`'s profile (column 27), NULL
+    /// when either has no location.
     private static let distance = """
-        public.ST_Distance(p.location, (SELECT r.location FROM identity.profiles r WHERE r.account_id = $3))
+        public.ST_Distance(\(MemberLocation.sql("p.location")), (SELECT r.location FROM identity.profiles r WHERE r.account_id = $3))
         """
 
     private static let joined = "identity.accounts a LEFT JOIN identity.profiles p ON p.account_id = a.id"

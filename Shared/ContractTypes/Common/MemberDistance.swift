@@ -1,7 +1,8 @@
-/// How far away another member is, as members see it: whole kilometres, at least one. Exact
-/// metres let anyone who can move their own location (three profile updates, three reads)
-/// work out where a member is to within a few metres; kilometres leave that to a kilometre.
-/// Ranking and radius filters use the exact distance; only what is shown is rounded.
+/// How far away another member is, as members see it: whole kilometres, at least one, measured
+/// from the member's location snapped to a grid of about a kilometre (the services' SQL,
+/// `MemberLocation`). Exact metres let anyone who can move their own location (three profile
+/// updates, three reads) work out where a member is to within a few metres; rounding alone still
+/// let them search for where 1 km turns into 2, and the snapping leaves that to a grid cell.
 public enum MemberDistance {
     /// The distance shown for `meters`; 0 (no distance: a location is missing) stays 0.
     public static func shown(_ meters: Double) -> Double {

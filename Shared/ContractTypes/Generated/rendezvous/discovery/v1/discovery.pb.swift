@@ -256,8 +256,9 @@ public enum Discovery {
         public var sharedTags: [String] = []
         /// `string neighborhood = 9;`
         public var neighborhood: String = ""
-        /// Metres from the caller when both have a location, rounded to whole kilometres (at least
-        /// 1,000) so that no distance places a member; else 0.
+        /// Metres from the caller when both have a location, measured from a point within about a
+        /// kilometre of the member and rounded to whole kilometres (at least 1,000), so that no
+        /// distance places a member; else 0.
         ///
         /// `double distance_meters = 10;`
         public var distanceMeters: Double = 0

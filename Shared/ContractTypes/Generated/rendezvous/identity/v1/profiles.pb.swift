@@ -136,8 +136,9 @@ public enum Profiles {
         ///
         /// `GeoPoint location = 18;`
         public var location: GeoPoint?
-        /// Member view only: metres from the caller's location, when both are set, rounded to whole
-        /// kilometres (at least 1,000) so that no distance places a member; else 0.
+        /// Member view only: metres from the caller's location, when both are set, measured from a
+        /// point within about a kilometre of the member and rounded to whole kilometres (at least
+        /// 1,000), so that no distance places a member; else 0.
         ///
         /// `double distance_meters = 19;`
         public var distanceMeters: Double = 0
