@@ -74,6 +74,35 @@ static inline int copenssl_x509_add_extension(X509 *cert, X509 *issuer, int nid,
     return ok;
 }
 
+/// Adds an extension named by its dotted OID (one OpenSSL has no name for), with a value in
+/// OpenSSL's generic syntax ("ASN1:NULL", "DER:05:00"). 1 on success.
+static inline int copenssl_x509_add_extension_oid(X509 *cert, X509 *issuer, const char *oid, const char *value) {
+    X509V3_CTX ctx;
+    X509V3_set_ctx_nodb(&ctx);
+    X509V3_set_ctx(&ctx, issuer, cert, NULL, NULL, 0);
+    X509_EXTENSION *ext = X509V3_EXT_nconf(NULL, &ctx, oid, value);
+    if (ext == NULL) return 0;
+    int ok = X509_add_ext(cert, ext, -1);
+    X509_EXTENSION_free(ext);
+    return ok;
+}
+
+/// 1 when `cert` carries an extension with the dotted OID `oid`, 0 when not, -1 for a bad OID.
+static inline int copenssl_x509_has_extension(const X509 *cert, const char *oid) {
+    ASN1_OBJECT *object = OBJ_txt2obj(oid, 1);
+    if (object == NULL) return -1;
+    int index = X509_get_ext_by_OBJ(cert, object, -1);
+    ASN1_OBJECT_free(object);
+    return index >= 0 ? 1 : 0;
+}
+
+/// The certificate at `depth` of the chain X509_verify_cert built (0: the leaf), or NULL.
+static inline X509 *copenssl_verified_chain_certificate(X509_STORE_CTX *ctx, int depth) {
+    STACK_OF(X509) *chain = X509_STORE_CTX_get0_chain(ctx);
+    if (chain == NULL || depth < 0 || depth >= sk_X509_num(chain)) return NULL;
+    return sk_X509_value(chain, depth);
+}
+
 /// sk_X509_new_null / sk_X509_push / sk_X509_free (type-checking macros over OPENSSL_sk_*).
 /// The stack holds borrowed certificates: freeing it leaves them alone.
 static inline STACK_OF(X509) *copenssl_sk_x509_new_null(void) { return sk_X509_new_null(); }

@@ -8,11 +8,13 @@ extension JWS {
     /// standard base64 DER, RFC 7515 §4.1.6), trusting only the roots in `x5cRootsPEM`: the
     /// App Store's signed transactions and renewal info.
     ///
-    /// The chain is checked at `at` (now if nil), then the signature with the leaf's key.
+    /// The chain is checked at `at` (now if nil), with the `markers` its certificates must carry
+    /// (`X509ChainVerifier.verify`), then the signature with the leaf's key.
     /// Throws `.malformed` when `x5c` is missing or bad, the chain errors of
     /// `X509ChainVerifier.verify`, and `.badSignature`.
     package static func verify(
-        token: String, x5cRootsPEM: [UInt8], at: Date? = nil, maximumLength: Int = defaultMaximumX5CLength
+        token: String, x5cRootsPEM: [UInt8], at: Date? = nil, markers: [Int: String] = [:],
+        maximumLength: Int = defaultMaximumX5CLength
     ) throws -> VerifiedJWS {
         let parsed = try parse(token, allowedAlgorithms: [.es256], maximumLength: maximumLength)
         guard let entries = parsed.header["x5c"]?.arrayValue else {
@@ -24,7 +26,7 @@ extension JWS {
             }
             return Array(der)
         }
-        let leafKey = try X509ChainVerifier.verify(chain: chain, trustedRootsPEM: x5cRootsPEM, at: at)
+        let leafKey = try X509ChainVerifier.verify(chain: chain, trustedRootsPEM: x5cRootsPEM, at: at, markers: markers)
         guard leafKey.isValidSignature(parsed.signature, for: parsed.signingInput) else {
             throw CryptoError(.badSignature, "JWS: signature does not verify with the x5c leaf")
         }

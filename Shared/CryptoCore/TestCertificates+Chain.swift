@@ -13,8 +13,11 @@ extension TestCertificates {
 
     /// A fresh three-level chain. The CAs are valid from 30 days ago for a year; the leaf from
     /// `leafNotBefore` to `leafNotAfter` seconds relative to now (so tests can make it expired or
-    /// not yet valid).
-    package static func makeChain(leafNotBefore: Int = -3600, leafNotAfter: Int = 365 * 24 * 3600) throws -> Chain {
+    /// not yet valid). With `appStoreMarkers` (the default) the leaf and the intermediate carry
+    /// Apple's App Store marker extensions (`X509ChainVerifier.appStoreMarkers`), as the App Store's do; without, the chain is like any
+    /// other certificate under the same root.
+    package static func makeChain(leafNotBefore: Int = -3600, leafNotAfter: Int = 365 * 24 * 3600,
+                                  appStoreMarkers: Bool = true) throws -> Chain {
         let caValidity = (notBefore: -30 * 24 * 3600, notAfter: 365 * 24 * 3600)
         let rootKey = try EVPKey.makeP256()
         let root = try issue(
@@ -22,11 +25,11 @@ extension TestCertificates {
         let intermediateKey = try EVPKey.makeP256()
         let intermediate = try issue(
             commonName: "Rendezvous Test Intermediate CA", key: intermediateKey, issuer: (root, rootKey), isCA: true,
-            validity: caValidity)
+            validity: caValidity, marker: appStoreMarkers ? X509ChainVerifier.appStoreMarkers[1] : nil)
         let leafKey = try EVPKey.makeP256()
         let leaf = try issue(
             commonName: "Rendezvous Test Signing Leaf", key: leafKey, issuer: (intermediate, intermediateKey), isCA: false,
-            validity: (leafNotBefore, leafNotAfter))
+            validity: (leafNotBefore, leafNotAfter), marker: appStoreMarkers ? X509ChainVerifier.appStoreMarkers[0] : nil)
         return Chain(
             rootPEM: try root.pemBytes(),
             chainDER: [try leaf.derBytes(), try intermediate.derBytes(), try root.derBytes()],
@@ -37,7 +40,7 @@ extension TestCertificates {
     /// extensions RFC 5280 (and OpenSSL's strict mode) expect of a CA or an end entity.
     private static func issue(
         commonName: String, key: EVPKey, issuer: (certificate: Certificate, key: EVPKey)?, isCA: Bool,
-        validity: (notBefore: Int, notAfter: Int)
+        validity: (notBefore: Int, notAfter: Int), marker: String? = nil
     ) throws -> Certificate {
         let certificate = try Certificate()
         let x509 = certificate.pointer
@@ -62,6 +65,10 @@ extension TestCertificates {
         for (nid, value) in extensions {
             try TLSError.check(
                 copenssl_x509_add_extension(x509, issuerCertificate, nid, value), "X509V3_EXT_conf_nid(\(nid))")
+        }
+        if let marker {
+            try TLSError.check(copenssl_x509_add_extension_oid(x509, issuerCertificate, marker, "ASN1:NULL"),
+                               "X509V3_EXT_nconf(\(marker))")
         }
         // X509_sign returns the signature length, 0 on failure.
         guard X509_sign(x509, (issuer?.key ?? key).pointer, EVP_sha256()) > 0 else {

@@ -9,6 +9,13 @@ package enum X509ChainVerifier {
     /// The largest DER certificate accepted.
     package static let maximumCertificateLength = 16 * 1024
 
+    /// Apple's marker extensions of the App Store's signing chain, by depth, as Apple's App Store
+    /// Server Library checks them: the receipt-signing leaf (1.2.840.113635.100.6.11.1) and the
+    /// Worldwide Developer Relations intermediate (1.2.840.113635.100.6.2.1). Apple Root CA - G3
+    /// issues other certificates too (Apple Pay's, a developer's), whose holders could otherwise
+    /// sign "transactions" that pass.
+    package static let appStoreMarkers = [0: "1.2.840.113635.100.6.11.1", 1: "1.2.840.113635.100.6.2.1"]
+
     /// Verifies `chain` (DER, leaf first, then intermediates; a root at the end is allowed and
     /// ignored as a trust anchor) to one of the roots in `trustedRootsPEM`, at time `at` (now if
     /// nil), and returns the leaf's public key, which must be EC P-256.
@@ -17,7 +24,13 @@ package enum X509ChainVerifier {
     /// its validity, `.untrustedChain` for every other verification failure (with OpenSSL's
     /// reason and the failing depth, and for a leaf that is itself a CA), `.unsupportedAlgorithm`
     /// for a non-P-256 leaf key.
-    package static func verify(chain: [[UInt8]], trustedRootsPEM: [UInt8], at: Date?) throws -> ECVerifyingKey {
+    ///
+    /// `markers`: extensions (dotted OIDs) the verified chain's certificates must carry, by depth
+    /// (0: the leaf, 1: the CA that issued it): Apple marks the App Store's signing leaf and its
+    /// intermediate so, and any other certificate under the same root (a developer's Apple Pay
+    /// certificate, say) must not pass for them. A missing one is `.untrustedChain`.
+    package static func verify(chain: [[UInt8]], trustedRootsPEM: [UInt8], at: Date?,
+                               markers: [Int: String] = [:]) throws -> ECVerifyingKey {
         guard !chain.isEmpty, chain.count <= maximumChainLength else {
             throw CryptoError(.malformed, "X.509: chain must hold 1 to \(maximumChainLength) certificates")
         }
@@ -46,6 +59,12 @@ package enum X509ChainVerifier {
             case X509_V_ERR_CERT_HAS_EXPIRED: throw CryptoError(.expired, message)
             case X509_V_ERR_CERT_NOT_YET_VALID: throw CryptoError(.notYetValid, message)
             default: throw CryptoError(.untrustedChain, message)
+            }
+        }
+        for (depth, oid) in markers.sorted(by: { $0.key < $1.key }) {
+            guard let certificate = copenssl_verified_chain_certificate(context.pointer, Int32(depth)),
+                  copenssl_x509_has_extension(certificate, oid) == 1 else {
+                throw CryptoError(.untrustedChain, "X.509: the certificate at depth \(depth) lacks extension \(oid)")
             }
         }
         // A CA certificate as "leaf" (e.g. a chain of just the trusted root) must not sign tokens.

@@ -24,6 +24,31 @@ import Testing
         _ = try X509ChainVerifier.verify(chain: Array(chain.chainDER.prefix(2)), trustedRootsPEM: chain.rootPEM, at: nil)
     }
 
+    /// Another certificate under the same root (an Apple Pay certificate under Apple's, say)
+    /// must not pass for the App Store's: without the markers, its chain is untrusted.
+    @Test func markers_areRequiredAtTheirDepths() throws {
+        let marked = try TestCertificates.makeChain()
+        let unmarked = try TestCertificates.makeChain(appStoreMarkers: false)
+        let markers = X509ChainVerifier.appStoreMarkers
+        _ = try X509ChainVerifier.verify(chain: marked.chainDER, trustedRootsPEM: marked.rootPEM, at: nil, markers: markers)
+        #expect(throws: CryptoError.self) {
+            try X509ChainVerifier.verify(chain: unmarked.chainDER, trustedRootsPEM: unmarked.rootPEM, at: nil, markers: markers)
+        }
+        do {
+            _ = try JWS.verify(token: try Self.signTransaction(unmarked), x5cRootsPEM: unmarked.rootPEM, markers: markers)
+            Issue.record("a chain without the markers verified")
+        } catch let error as CryptoError {
+            #expect(error.code == .untrustedChain)
+        }
+        // The markers are checked where they belong: the intermediate's at depth 1 is not the leaf's.
+        #expect(throws: CryptoError.self) {
+            try X509ChainVerifier.verify(chain: marked.chainDER, trustedRootsPEM: marked.rootPEM, at: nil,
+                                         markers: [0: markers[1]!])
+        }
+        // Without markers asked for, any chain to the root verifies, as before.
+        _ = try X509ChainVerifier.verify(chain: unmarked.chainDER, trustedRootsPEM: unmarked.rootPEM, at: nil)
+    }
+
     @Test func jwsX5C_signedTransaction_verifies() throws {
         let chain = try TestCertificates.makeChain()
         let token = try Self.signTransaction(chain)

@@ -220,6 +220,17 @@ import Testing
         }
         #expect(error?.reason == "UNTRUSTED_TRANSACTION")
         await late.stop()
+        // Nor is a chain to the trusted root whose certificates lack the App Store's markers:
+        // anyone holding such a certificate (Apple issues others under its root) could sign.
+        let unmarked = try AppStore(chain: TestCertificates.makeChain(appStoreMarkers: false))
+        let other = try await unmarked.harness()
+        let otherMember = try await other.member("elite")
+        let forged = await rpcError {
+            _ = try await other.membership.applyAppStoreTransaction(
+                .init(signedTransaction: try unmarked.sign(Self.transaction(product: Self.black))), options: .bearer(otherMember.accessToken))
+        }
+        #expect(forged?.reason == "UNTRUSTED_TRANSACTION")
+        await other.stop()
         await harness.stop()
     }
 

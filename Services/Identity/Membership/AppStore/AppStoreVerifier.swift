@@ -2,8 +2,8 @@ import CryptoCore
 import Foundation
 
 /// Checks that a signed transaction comes from the App Store: an ES256 JWS whose `x5c` chain
-/// leads to one of the configured roots (Apple Root CA - G3 in production) and whose signature
-/// verifies with the chain's leaf.
+/// leads to one of the configured roots (Apple Root CA - G3 in production), whose leaf and
+/// intermediate carry Apple's App Store markers, and whose signature verifies with the leaf.
 struct AppStoreVerifier: Sendable {
     /// The trusted roots, PEM.
     let rootsPEM: [UInt8]
@@ -15,7 +15,7 @@ struct AppStoreVerifier: Sendable {
     func verify(_ token: String, now: Date = Date()) throws(MembershipError) -> AppStoreTransaction {
         let verified: VerifiedJWS
         do {
-            verified = try JWS.verify(token: token, x5cRootsPEM: rootsPEM, at: now)
+            verified = try JWS.verify(token: token, x5cRootsPEM: rootsPEM, at: now, markers: X509ChainVerifier.appStoreMarkers)
         } catch let error as CryptoError where error.code == .malformed || error.code == .unsupportedAlgorithm {
             throw .malformedTransaction
         } catch {
