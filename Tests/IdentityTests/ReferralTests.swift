@@ -180,6 +180,28 @@ import Testing
         await harness.stop()
     }
 
+    /// Codes are six letters of 31: guessing must stay slow. Ten unknown codes in an hour lock the
+    /// account's redemptions, a real code included, and no other account's.
+    @Test func redeem_tenUnknownCodes_lockTheAccount_notOthers() async throws {
+        let harness = try await IdentityHarness.start()
+        let referrer = try await harness.member("elite")
+        let guesser = try await harness.signUp("elite")
+        let redeem = { (code: String, session: Identity.AuthSession) in
+            await rpcError { _ = try await harness.membership.redeemReferralCode(.init(code: code), options: .bearer(session.accessToken)) }
+        }
+        for guess in ["ZZZZZA", "ZZZZZB", "ZZZZZC", "ZZZZZD", "ZZZZZE", "ZZZZZF", "ZZZZZG", "ZZZZZH", "ZZZZZJ", "ZZZZZK"] {
+            #expect(await redeem(guess, guesser)?.reason == "REFERRAL_CODE_NOT_FOUND")
+        }
+        let code = try await harness.membership.createReferralCode(.init(), options: .bearer(referrer.accessToken)).code
+        let locked = await redeem(code, guesser)
+        #expect(locked?.code == .resourceExhausted && locked?.reason == "TOO_MANY_ATTEMPTS")
+        #expect(Int(locked?.details["retry_after_seconds"] ?? "") ?? 0 > 3_000)
+        let other = try await harness.signUp("elite")
+        let redeemed = try await harness.membership.redeemReferralCode(.init(code: code), options: .bearer(other.accessToken))
+        #expect(redeemed.membershipStatus == "active")
+        await harness.stop()
+    }
+
     @Test func redeem_oneCodeByTwoAccountsAtOnce_exactlyOneWins() async throws {
         let harness = try await IdentityHarness.start()
         let referrer = try await harness.member("elite")

@@ -97,6 +97,7 @@ enum IdentityMigrations {
             contactHashes,
             DeviceMigrations.tokenKinds,
             SignInMigrations.accountCredentials,
+            ReferralAttempts.migration,
         ]
     }
 }

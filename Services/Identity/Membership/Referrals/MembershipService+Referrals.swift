@@ -41,8 +41,15 @@ extension MembershipService {
         let caller = try context.requireAccount()
         let accountID = try caller.accountUUID()
         try requireMemberReferrals(app: caller.app)
-        try await pool.withTransaction { connection in
-            try await referrals.redeem(code: request.code, account: accountID, on: connection)
+        let attempts = ReferralAttempts()
+        try await attempts.check(accountID, pool: pool)
+        do {
+            try await pool.withTransaction { connection in
+                try await referrals.redeem(code: request.code, account: accountID, on: connection)
+            }
+        } catch MembershipError.referralCodeNotFound {
+            try await attempts.recordMiss(accountID, pool: pool)
+            throw MembershipError.referralCodeNotFound
         }
         return Membership.RedeemReferralCodeResponse(membershipStatus: MembershipStatus.active)
     }

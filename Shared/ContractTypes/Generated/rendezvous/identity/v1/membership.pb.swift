@@ -1249,7 +1249,9 @@ package struct MembershipClient: Sendable {
     }
 
     /// A waitlisted account of the code's app redeems it and becomes active at once. A code is
-    /// used once; of two concurrent redemptions exactly one wins.
+    /// used once; of two concurrent redemptions exactly one wins. Ten codes that do not exist
+    /// within an hour lock the account's redemptions for an hour (RESOURCE_EXHAUSTED
+    /// TOO_MANY_ATTEMPTS, with retry_after_seconds), so codes cannot be guessed.
     ///
     /// `/rendezvous.identity.v1.Membership/RedeemReferralCode`, unary.
     package func redeemReferralCode(_ request: Membership.RedeemReferralCodeRequest, options: CallOptions = CallOptions()) async throws -> Membership.RedeemReferralCodeResponse {
