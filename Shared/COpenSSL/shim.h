@@ -61,30 +61,25 @@ static inline EVP_PKEY *copenssl_ec_p256_generate(void) {
     return EVP_EC_gen("P-256");
 }
 
-/// Adds an X509v3 extension given in OpenSSL config syntax (e.g. "DNS:localhost,IP:127.0.0.1")
-/// to a certificate issued by `issuer` (the certificate itself when self-issued). 1 on success.
-static inline int copenssl_x509_add_extension(X509 *cert, X509 *issuer, int nid, const char *value) {
+/// Adds an X509v3 extension named by OpenSSL's short name or by its dotted OID (for one OpenSSL
+/// has no name for), with a value in OpenSSL config syntax (e.g. "DNS:localhost,IP:127.0.0.1",
+/// or the generic "ASN1:NULL"), to a certificate issued by `issuer` (the certificate itself
+/// when self-issued). 1 on success.
+static inline int copenssl_x509_add_extension_oid(X509 *cert, X509 *issuer, const char *name, const char *value) {
     X509V3_CTX ctx;
     X509V3_set_ctx_nodb(&ctx);
     X509V3_set_ctx(&ctx, issuer, cert, NULL, NULL, 0);
-    X509_EXTENSION *ext = X509V3_EXT_conf_nid(NULL, &ctx, nid, value);
+    X509_EXTENSION *ext = X509V3_EXT_nconf(NULL, &ctx, name, value);
     if (ext == NULL) return 0;
     int ok = X509_add_ext(cert, ext, -1);
     X509_EXTENSION_free(ext);
     return ok;
 }
 
-/// Adds an extension named by its dotted OID (one OpenSSL has no name for), with a value in
-/// OpenSSL's generic syntax ("ASN1:NULL", "DER:05:00"). 1 on success.
-static inline int copenssl_x509_add_extension_oid(X509 *cert, X509 *issuer, const char *oid, const char *value) {
-    X509V3_CTX ctx;
-    X509V3_set_ctx_nodb(&ctx);
-    X509V3_set_ctx(&ctx, issuer, cert, NULL, NULL, 0);
-    X509_EXTENSION *ext = X509V3_EXT_nconf(NULL, &ctx, oid, value);
-    if (ext == NULL) return 0;
-    int ok = X509_add_ext(cert, ext, -1);
-    X509_EXTENSION_free(ext);
-    return ok;
+/// The same, for an extension OpenSSL knows by `nid`.
+static inline int copenssl_x509_add_extension(X509 *cert, X509 *issuer, int nid, const char *value) {
+    const char *name = OBJ_nid2sn(nid);
+    return name == NULL ? 0 : copenssl_x509_add_extension_oid(cert, issuer, name, value);
 }
 
 /// 1 when `cert` carries an extension with the dotted OID `oid`, 0 when not, -1 for a bad OID.

@@ -46,8 +46,7 @@ struct EmailCredentials: Sendable {
     func authenticate(app: String, email: EmailAddress, password: String, pool: PostgresPool) async throws -> UUID {
         let rows = try await pool.withConnection { connection in
             try await connection.query("""
-                SELECT account_id, password_hash,
-                       GREATEST(0, ceil(extract(epoch FROM locked_until - now())))::bigint
+                SELECT account_id, password_hash, \(FailureLockout.secondsLeft("locked_until"))
                 FROM identity.email_credentials WHERE app = $1 AND email = $2
                 """, [.text(app), .text(email.value)])
         }
@@ -79,17 +78,12 @@ struct EmailCredentials: Sendable {
     /// Counts a failure in the current window; the `maxFailures`-th locks sign-in.
     private func recordFailure(accountID: UUID, pool: PostgresPool) async throws {
         try await pool.withConnection { connection in
+            let lockout = FailureLockout(maxFailures: maxFailures, window: failureWindow, lockout: lockoutDuration)
             _ = try await connection.execute("""
                 UPDATE identity.email_credentials SET
-                    failed_attempts = CASE WHEN first_failed_at > now() - $2::bigint * interval '1 second'
-                                           THEN failed_attempts + 1 ELSE 1 END,
-                    first_failed_at = CASE WHEN first_failed_at > now() - $2::bigint * interval '1 second'
-                                           THEN first_failed_at ELSE now() END,
-                    locked_until = CASE WHEN first_failed_at > now() - $2::bigint * interval '1 second'
-                                             AND failed_attempts + 1 >= $3
-                                        THEN now() + $4::bigint * interval '1 second' ELSE locked_until END
+                \(FailureLockout.counting(row: "", count: "failed_attempts", since: "first_failed_at", lockedUntil: "locked_until"))
                 WHERE account_id = $1
-                """, [.uuid(accountID), .int64(failureWindow), .int32(Int32(maxFailures)), .int64(lockoutDuration)])
+                """, [.uuid(accountID)] + lockout.parameters)
         }
     }
 
