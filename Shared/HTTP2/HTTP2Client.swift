@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import Dispatch
 package import IOLoop
 
 /// Opens client HTTP/2 connections.
@@ -9,7 +10,12 @@ package enum HTTP2Client {
     package static func connect(host: String, port: Int, loop: EventLoop,
                                 security: TransportSecurity = .plaintext,
                                 configuration: HTTP2Configuration = HTTP2Configuration()) async throws -> HTTP2Connection {
-        let fd = try Socket.connect(host: host, port: port)
+        // A name goes to the resolver, which may block: not on this (shared, cooperative) thread.
+        let fd = Socket.needsResolver(host)
+            ? try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Int32, any Error>) in
+                DispatchQueue.global().async { continuation.resume(with: Result { try Socket.connect(host: host, port: port) }) }
+            }
+            : try Socket.connect(host: host, port: port)
         let transport: any ByteTransport
         do {
             transport = try security.makeClientTransport(fd: fd, serverName: host)

@@ -2,16 +2,24 @@
 import Glibc
 #endif
 
-/// A failed system call, with the call's name and errno text.
+/// A failed system call, with the call's name and errno text (or the resolver's text).
 package struct SocketError: Error, CustomStringConvertible, Equatable {
     package var call: String
     package var errno: Int32
+    /// The resolver's own text when getaddrinfo failed (its codes are not errno values).
+    package var resolverMessage: String?
 
     package static func system(_ call: String, _ errno: Int32) -> SocketError {
         SocketError(call: call, errno: errno)
     }
 
+    /// getaddrinfo's failure `code` for `name`, with its text (gai_strerror).
+    package static func resolver(_ name: String, _ code: Int32) -> SocketError {
+        SocketError(call: "resolve \(name)", errno: code == EAI_SYSTEM ? Glibc.errno : EHOSTUNREACH,
+                    resolverMessage: code == EAI_SYSTEM ? nil : String(cString: gai_strerror(code)))
+    }
+
     package var description: String {
-        "\(call) failed: \(String(cString: strerror(errno)))"
+        "\(call) failed: \(resolverMessage ?? String(cString: strerror(errno)))"
     }
 }
