@@ -27,6 +27,7 @@ let package = Package(
         .executable(name: "journeys-bench", targets: ["JourneysBench"]),
         .executable(name: "protoc-gen-rendezvous", targets: ["ProtocGen"]),
         .executable(name: "rendezvous", targets: ["RendezvousCLI"]),
+        .executable(name: "rendezvous-edge", targets: ["EdgeRunner"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
@@ -137,9 +138,13 @@ let package = Package(
         .executableTarget(name: "JourneysBench", dependencies: ["Journeys", "GatewayClient", "GatewayClientHTTP2", "TestSupport"],
                           path: "Tests/Benchmarks/JourneysBench", swiftSettings: swiftSettings),
 
+        // The edge container's entry point: nginx with its upstream names kept resolved.
+        .executableTarget(name: "EdgeRunner", path: "Shared/EdgeRunner", swiftSettings: swiftSettings),
+
         // Tests.
         .testTarget(name: "WireTests", dependencies: ["Wire"], swiftSettings: swiftSettings),
         .testTarget(name: "IOLoopTests", dependencies: ["IOLoop"], swiftSettings: swiftSettings),
+        .testTarget(name: "EdgeRunnerTests", dependencies: ["EdgeRunner"], swiftSettings: swiftSettings),
         .testTarget(name: "CryptoCoreTests", dependencies: ["CryptoCore"], exclude: ["Fixtures"],
                     swiftSettings: swiftSettings),
         .testTarget(name: "HTTP2Tests", dependencies: ["HTTP2", "IOLoop", "RPC", "Contracts", "InteropServer", "TestSupport"],

@@ -5,15 +5,11 @@
 #    depends_on and volumes exist and agree; every required secret is in .env.example;
 #  - nginx/rendezvous.conf is the template rendered for compose (render.sh --compose);
 #  - Dockerfile.dockerignore keeps .build, .data, .git and secrets out of the build context;
-#  - the Dockerfile's stages, per product, as a script in a clean directory: COPY sources exist,
-#    apt-get package names exist (apt-cache show, not installed), the other RUN commands run with
-#    the image's paths mapped into the directory (swift build replaced by the built executable
-#    unless --build), COPY --from finds what the build stage made, and every shared library the
-#    executables link comes from a package the runtime stage installs;
+#    (the Dockerfile itself is proven by building it: compose/images.sh, `make images`)
 #  - postgres/10-service-roles.sh on a scratch database of the local test cluster;
 #  - each executable started with its compose environment (names -> 127.0.0.1, free ports, the
 #    local Postgres) until ready, and the compose edge config routing a health check over TLS.
-#   usage: RV_PG_PORT=... compose/validate.sh [--build]   (RV_BIN_DIR: the executables, default .build/debug)
+#   usage: RV_PG_PORT=... compose/validate.sh   (RV_BIN_DIR: the executables, default .build/debug)
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 bash "$here/local/db.sh" status >/dev/null || { echo "validate.sh: Postgres is not running (bash compose/local/db.sh start)" >&2; exit 2; }

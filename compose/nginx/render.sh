@@ -7,6 +7,8 @@
 #     --tls CERT KEY              TLS with this certificate chain and key (PEM); ALPN h2, http/1.1
 #     --http1-listen ADDR:PORT    an extra plaintext HTTP/1.1 listener (gRPC-Web without TLS;
 #                                 grpc_pass carries it to the services, which speak gRPC-Web)
+#     --health-listen ADDR:PORT   an extra plaintext HTTP/2 listener for the edge's own health check
+#                                 (`rendezvous health` in its container: grpc.health.v1 through it)
 #     --upstream NAME=ADDR[,ADDR] the instances of a service (interop identity discovery
 #                                 production messaging media); a service not given is down
 #     --downloads ADDR[,ADDR]     media's admin listeners, for signed downloads
@@ -18,14 +20,15 @@
 #     --error-log PATH|stderr                                                          default stderr
 #     --access-log PATH           one line per call: client, method, HTTP status, instance   default off
 #     --compose                   compose's edge: every service by its compose name and port, TLS
-#                                 from /etc/rendezvous/tls, gRPC-Web over HTTP/1.1 on 8080
+#                                 from /etc/rendezvous/tls, gRPC-Web over HTTP/1.1 on 8080, the
+#                                 health check's listener on 127.0.0.1:8081
 #                                 (rendezvous.conf is this, checked by validate.sh)
 set -euo pipefail
 shopt -u patsub_replacement 2>/dev/null || true  # "&" in a value stays "&"
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 SERVICES=(interop identity discovery production messaging media)
 
-listen=0.0.0.0:8443 tls_cert="" tls_key="" http1_listen="" downloads=""
+listen=0.0.0.0:8443 tls_cert="" tls_key="" http1_listen="" health_listen="" downloads=""
 rate=100r/s burst=200 body_max=5m upload_max=40m workers=auto error_log=stderr access_log=off
 declare -A upstream=()
 
@@ -35,6 +38,7 @@ while [ $# -gt 0 ]; do
         --listen) listen="${2:?--listen ADDR:PORT}"; shift 2 ;;
         --tls) tls_cert="${2:?--tls CERT KEY}"; tls_key="${3:?--tls CERT KEY}"; shift 3 ;;
         --http1-listen) http1_listen="${2:?--http1-listen ADDR:PORT}"; shift 2 ;;
+        --health-listen) health_listen="${2:?--health-listen ADDR:PORT}"; shift 2 ;;
         --upstream)
             name="${2%%=*}"; servers="${2#*=}"
             [[ " ${SERVICES[*]} " == *" $name "* ]] || die "unknown service '$name' (${SERVICES[*]})"
@@ -52,7 +56,7 @@ while [ $# -gt 0 ]; do
             tls_cert=/etc/rendezvous/tls/edge.pem; tls_key=/etc/rendezvous/tls/edge.key
             upstream=([interop]=interop:7199 [identity]=identity:7101 [discovery]=discovery:7102
                       [messaging]=messaging:7103 [production]=production:7104 [media]=media:7105)
-            downloads=media:7205; http1_listen=0.0.0.0:8080; shift ;;
+            downloads=media:7205; http1_listen=0.0.0.0:8080; health_listen=127.0.0.1:8081; shift ;;
         *) die "unknown option '$1'" ;;
     esac
 done
@@ -87,6 +91,7 @@ else
     listen_lines="        listen $listen http2;"
 fi
 [ -z "$http1_listen" ] || listen_lines+=$'\n'"        listen $http1_listen;"
+[ -z "$health_listen" ] || listen_lines+=$'\n'"        listen $health_listen http2;"
 
 template="$(cat "$here/rendezvous.conf.template")"
 template="${template//@WORKERS@/$workers}"
