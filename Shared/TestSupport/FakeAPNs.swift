@@ -48,15 +48,18 @@ package final class FakeAPNs: Sendable {
 
     package var port: Int { server.port }
 
-    package init(teamID: String = "TEAM123456", keyID: String = "KEY1234567") throws {
+    /// A fake listening on `host` (an address of this machine) whose certificate names
+    /// `serverName` (with localhost and 127.0.0.1): containers reach it by their host's name.
+    package init(teamID: String = "TEAM123456", keyID: String = "KEY1234567", host: String = "127.0.0.1",
+                 serverName: String = "localhost") throws {
         key = try ECSigningKey.generate(keyID: keyID)
         self.teamID = teamID
-        let (certificate, privateKey) = try TestCertificates.makeSelfSigned(commonName: "localhost")
+        let (certificate, privateKey) = try TestCertificates.makeSelfSigned(commonName: serverName)
         certificatePEM = certificate
         group = try EventLoopGroup(loopCount: 1, name: "fake-apns")
         let tls = try TLSContext.makeServer(certificateChainPEM: certificate, privateKeyPEM: privateKey)
         let handler = Handler()
-        server = HTTP2Server(port: 0, group: group, security: .tls(tls), handler: handler)
+        server = HTTP2Server(host: host, port: 0, group: group, security: .tls(tls), handler: handler)
         handler.fake.withLock { $0 = self }
         try server.start()
     }
@@ -68,14 +71,14 @@ package final class FakeAPNs: Sendable {
     /// The environment of a messaging executable that pushes to this fake: a .p8 key and the
     /// fake's certificate written to `directory`, every app's topic `com.example.<app>`, quick
     /// retries and polling.
-    package func messagingEnvironment(directory: URL) throws -> [String: String] {
+    package func messagingEnvironment(directory: URL, serverName: String = "127.0.0.1") throws -> [String: String] {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let keyFile = directory.appendingPathComponent("AuthKey.p8")
         let rootsFile = directory.appendingPathComponent("apns-root.pem")
         try Data(try key.pemBytes()).write(to: keyFile)
         try Data(certificatePEM).write(to: rootsFile)
         return [
-            "RV_APNS_HOST": "127.0.0.1:\(port)", "RV_APNS_SANDBOX_HOST": "127.0.0.1:\(port)",
+            "RV_APNS_HOST": "\(serverName):\(port)", "RV_APNS_SANDBOX_HOST": "\(serverName):\(port)",
             "RV_APNS_KEY_FILE": keyFile.path, "RV_APNS_KEY_ID": key.keyID, "RV_APNS_TEAM_ID": teamID,
             "RV_APNS_TRUST_ROOTS": rootsFile.path,
             "RV_APNS_TOPICS": Self.apps.map { "\($0):com.example.\($0)" }.joined(separator: ","),

@@ -10,7 +10,7 @@ package import TestSupport
 /// run the same journeys; each step checks what its user sees and throws `JourneyFailure`
 /// naming the step when it is not that.
 package struct JourneyContext: Sendable {
-    package let stack: JourneyStack
+    package let stack: any JourneyTarget
     /// Told of every unary call (the benchmark's latency and error figures).
     package let observer: (@Sendable (String, Duration, GatewayError?) -> Void)?
     /// The longest a journey waits for something another service does after a call (an event
@@ -20,7 +20,7 @@ package struct JourneyContext: Sendable {
     /// journey's uploads before it (longer under load).
     package let revealDelay: Double
 
-    package init(stack: JourneyStack, observer: (@Sendable (String, Duration, GatewayError?) -> Void)? = nil,
+    package init(stack: any JourneyTarget, observer: (@Sendable (String, Duration, GatewayError?) -> Void)? = nil,
                  patience: Duration = .seconds(20), revealDelay: Double = 6) {
         self.stack = stack
         self.observer = observer
@@ -37,7 +37,7 @@ package struct JourneyContext: Sendable {
 
     /// A new app install: a client of `app` talking to the edge, with its own token store.
     func client(_ app: String, in clients: Clients) throws -> GatewayClient {
-        var configuration = GatewayConfiguration(host: "127.0.0.1", port: stack.edge.port, security: .plaintext, app: app,
+        var configuration = GatewayConfiguration(host: stack.edgeHost, port: stack.edgePort, security: stack.edgeSecurity, app: app,
                                                  deviceName: "journey")
         configuration.callObserver = observer
         let client = try GatewayClient(configuration: configuration, tokenStore: InMemoryTokenStore())

@@ -1,0 +1,85 @@
+import Contracts
+import Foundation
+import GatewayClient
+import GatewayClientHTTP2
+import Journeys
+import RPC
+import TestSupport
+import Testing
+
+/// The deployment as the apps' teams run it: compose/docker-compose.yml brought up by
+/// podman-compose from the images `make images` built (the services' distroless images, the
+/// edge's, Postgres with PostGIS), the gateway client reaching only the edge's TLS port. The five
+/// products' journeys run through it; a service's container stopped makes the edge answer
+/// UNAVAILABLE and started again serves; the teardown leaves no container, network or volume.
+/// Runs when RV_CONTAINER_TESTS=1 (`make test` sets it once the images are built).
+@Suite(.serialized, .enabled(if: ContainerStack.enabled, "RV_CONTAINER_TESTS=1 runs it after `make images`"))
+struct ContainerJourneyTests {
+    @Test(.timeLimit(.minutes(10)))
+    func fiveJourneys_aStoppedServiceIsUnavailable_thenServesAgain_andNothingIsLeft() async throws {
+        let stack = try await ContainerStack.start(
+            messagingEnvironment: JourneyCatalog.messagingEnvironment,
+            mediaEnvironment: ["RV_MEDIA_REVEAL_INTERVAL_MS": "50", "RV_MEDIA_SWEEP_INTERVAL_MS": "100",
+                               "RV_MEDIA_RENDITION_INTERVAL_MS": "50"])
+        do {
+            let context = JourneyContext(stack: stack)
+            for name in ["elite", "firstdate", "swivo", "unseen", "momento"] {
+                do {
+                    try await JourneyCatalog.all[name]!(context)  // the catalogue has all five
+                } catch {
+                    Issue.record("the \(name) journey through the containers failed: \(error)")
+                }
+            }
+            try await stopAndStart(stack)
+        } catch {
+            print(await stack.logs())
+            _ = try? await stack.stop()
+            throw error
+        }
+        let left = try await stack.stop()
+        #expect(left.isEmpty, "left after podman-compose down: \(left)")
+    }
+
+    /// Identity's container stopped: within the edge's resolve interval (rendezvous-edge, 2 s)
+    /// the edge answers GetAccount UNAVAILABLE; started again (at another address), the same
+    /// session's calls succeed.
+    private func stopAndStart(_ stack: ContainerStack) async throws {
+        let configuration = GatewayConfiguration(host: stack.edgeHost, port: stack.edgePort, security: stack.edgeSecurity,
+                                                 app: "swivo", deviceName: "containers",
+                                                 retryPolicy: RetryPolicy(maxAttempts: 1))
+        let client = try GatewayClient(configuration: configuration, tokenStore: InMemoryTokenStore())
+        defer { client.close() }
+        let account = try await client.identity.signInAnonymously()
+
+        try await stack.stopService("identity")
+        let refusal = try await firstOutcome(within: .seconds(15)) { () async -> String in
+            do {
+                _ = try await client.identity.getAccount(deadline: .seconds(3))
+                return "OK"
+            } catch let error as GatewayError {
+                return "\(error.code)"
+            } catch {
+                return "\(error)"
+            }
+        } until: { $0 == "\(StatusCode.unavailable)" }
+        #expect(refusal == "\(StatusCode.unavailable)", "with identity stopped the edge answered \(refusal)")
+
+        try await stack.startService("identity")
+        let again = try await firstOutcome(within: .seconds(15)) { () async -> Identity.Account? in
+            try? await client.identity.getAccount(deadline: .seconds(3))
+        } until: { $0 != nil }
+        #expect(again?.id == account.id, "identity started again, GetAccount still fails")
+    }
+
+    /// Calls `attempt` every half second until `done` holds of its answer or `time` passes; the last answer.
+    private func firstOutcome<T: Sendable>(within time: Duration, _ attempt: () async -> T,
+                                           until done: (T) -> Bool) async throws -> T {
+        let deadline = ContinuousClock.now + time
+        var answer = await attempt()
+        while !done(answer) && ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(500))
+            answer = await attempt()
+        }
+        return answer
+    }
+}
