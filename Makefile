@@ -5,21 +5,23 @@ export PATH := /opt/swift/usr/bin:$(PATH)
 SWIFT ?= swift
 
 APT_PACKAGES := libnghttp2-dev libssl-dev libpq-dev zlib1g-dev libcurl4-openssl-dev libvips-dev nghttp2-client protobuf-compiler libprotobuf-dev \
-                postgresql-15 postgresql-15-postgis-3 postgresql-contrib python3 python3-pip openssl curl nginx-light zbar-tools
-PY_PACKAGES := grpcio grpcio-tools protobuf 'moto[server]' sonora
+                postgresql-15 postgresql-15-postgis-3 postgresql-contrib python3 python3-pip openssl curl nginx-light zbar-tools \
+                podman runc debootstrap
+PY_PACKAGES := grpcio grpcio-tools protobuf 'moto[server]' sonora podman-compose==1.0.6 kubernetes-validate
 FUZZ_SECONDS ?= 60
 
-.PHONY: deps build release generate test run bench fuzz clean db-start db-stop proto-baseline
+.PHONY: deps build release generate test run bench fuzz clean db-start db-stop proto-baseline images
 
 ## deps: install the Debian and Python packages the build, tests and benchmarks need (only those missing).
 deps:
 	@missing=""; for p in $(APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	command -v kubectl >/dev/null || missing="$$missing kubernetes-client"; \
 	if [ -n "$$missing" ]; then \
 	  echo "installing:$$missing"; \
 	  SUDO=""; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
 	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing; \
 	fi
-	@python3 -c 'import grpc, grpc_tools, google.protobuf, moto.server, sonora' 2>/dev/null || \
+	@python3 -c 'import grpc, grpc_tools, google.protobuf, moto.server, sonora, podman_compose, kubernetes_validate' 2>/dev/null || \
 	  python3 -m pip install -q $(PY_PACKAGES) 2>/dev/null || \
 	  python3 -m pip install -q --break-system-packages $(PY_PACKAGES)
 
@@ -40,13 +42,19 @@ proto-baseline: deps
 	python3 Tests/ContractsTests/Fixtures/breaking.py snapshot --proto-root proto-docs \
 	  --out Tests/ContractsTests/Fixtures/baseline/descriptor_set.txtpb
 
+## images: every image from compose/Dockerfile with podman (the services', the edge's, Postgres's), the
+## Swift build stage included; the base images are made locally first when missing (no registry here).
+images: deps
+	bash compose/images.sh
+
 db-start: deps
 	bash compose/local/db.sh start
 
 db-stop:
 	bash compose/local/db.sh stop
 
-## test: every test — Swift tests (codec, HTTP/2, RPC, Postgres, runtime, identity, gateway client end to end) and the grpcio interop and conformance suites.
+## test: every test — Swift tests (codec, HTTP/2, RPC, Postgres, runtime, identity, gateway client end to end, the
+## journeys in containers) and the grpcio interop and conformance suites; the images, the Kubernetes manifests.
 # The tests' own sessions acknowledge commits before they reach the disk (PGOPTIONS, which every
 # libpq client and our pool pass to the server); the cluster keeps synchronous_commit on, so a
 # make run beside make test loses no acknowledged write if the machine crashes.
@@ -58,9 +66,14 @@ test: deps
 	@# compose/ without a container engine: config consistency, the Dockerfile's steps, each
 	@# executable started with its compose environment (15-20 s).
 	bash compose/validate.sh
+	@# The images for real (podman; the Swift build stage included), the Kubernetes manifests
+	@# validated against the API schemas and the consumer contracts, and the dev overlay's Pods played.
+	bash compose/images.sh
+	python3 compose/k8s/check.py
+	bash compose/k8s/play.sh
 	@# Two test processes side by side, each one test at a time and on a database of its own
-	@# (see the script). The tests take about four minutes after the build.
-	SWIFT=$(SWIFT) bash Tests/run-swift-tests.sh
+	@# (see the script); ContainerJourneyTests runs the journeys through compose's containers.
+	RV_CONTAINER_TESTS=1 SWIFT=$(SWIFT) bash Tests/run-swift-tests.sh
 
 ## run: Postgres and every service in the foreground until Ctrl-C.
 run: release db-start
