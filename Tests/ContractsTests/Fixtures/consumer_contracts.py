@@ -15,12 +15,18 @@ Shared/Contracts/Consumers/<consumer>.json (or <consumer>-<provider>.json when t
                "events": [ event, ... ]} ]}     optional, on WatchEvents: the event types it applies
 
   step: {"rpc": ..., "request": {...}, "bearer": "${name}", "save": {"name": "field.path"},
-         "service": "identity"}                 optional: the service called (default: the provider),
+         "service": "identity",                 optional: the service called (default: the provider),
                                                 e.g. identity for a sign-in whose token the provider takes
+         "retry": {"while": "NOT_FOUND", "seconds": 10}}   optional: repeats the step while it fails
+                                                with that status, e.g. until the provider has applied
+                                                an event of an earlier step
+  or {"service": "identity", "command": ["grant-role", "--role", "host", ...]}: runs the service's
+     executable with those arguments, as an operator would (e.g. a role no RPC grants)
   event: {"type": "MatchCreated", "payload": "pkg.Message",   the message `payload` holds for that type
           "reads": ["field.path", ...],                         payload fields the consumer reads
           "caused_by_setup": {"field.path": "${name}", ...}}     optional: the setup makes one, whose
-                                                                payload holds those saved values
+                                                                payload holds those values (saved
+                                                                ones, or JSON literals such as false)
   "${name}" in a request or bearer is a value saved by an earlier step, or ${random_hex64} (${random_hex16});
   "${name_sha256}" is the lowercase hex SHA-256 of saved value `name` trimmed and lowercased
   (how devices hash a contact's email before sending it); ${now_plus_<n>s} is the RFC 3339 UTC
@@ -42,9 +48,9 @@ Modes:
       fails unless each call answers OK and every field the consumer reads is populated in what
       comes back (for a stream, in one of the messages within 10 s). A WatchEvents call with
       "events" sends only the types it asks for, each payload decoding as the declared message;
-      each event the setup causes (its payload holding the saved values named) must arrive within
-      15 s with every payload field the consumer reads populated; when the setup causes none, the
-      stream must stay open without an error for 3 s.
+      each event the setup causes (its payload holding the values named) must arrive within 15 s
+      with every other payload field the consumer reads populated; when the setup causes none,
+      the stream must stay open without an error for 3 s.
       One line per failure; exit 1 when any.
 Exit 2 when protobuf, grpcio or a provider cannot be loaded or started.
 """
@@ -284,12 +290,16 @@ def populated(message, path):
 
 
 def holds(message, path, value):
-    """Whether `path` in `message` is `value` (for a list: has it), compared as text."""
+    """Whether `path` in `message` is `value` (for a list: has it), compared as JSON text."""
     for holder, field in leaves(message, path):
         found = getattr(holder, field.name)
-        if any(str(item) == value for item in (found if is_repeated(field) else [found])):
+        if any(as_text(item) == as_text(value) for item in (found if is_repeated(field) else [found])):
             return True
     return False
+
+
+def as_text(value):
+    return json.dumps(value) if isinstance(value, bool) else str(value)
 
 
 def saved_value(message, path):
@@ -382,6 +392,32 @@ def call(channel, pool, rpc, request_json, metadata, streaming, deadline=10):
     return stub(request, metadata=metadata, timeout=deadline)
 
 
+def run_command(executable, arguments):
+    """Runs a service's executable as a command (the environment passed through); a failure
+    raises KeyError with its output, as a setup step's failure."""
+    try:
+        result = subprocess.run([executable, *arguments], capture_output=True, text=True, timeout=60)
+    except subprocess.TimeoutExpired:
+        raise KeyError("%s did not finish in 60 s" % " ".join(arguments))
+    if result.returncode != 0:
+        raise KeyError("exit %d: %s" % (result.returncode, (result.stdout + result.stderr)[-2000:]))
+
+
+def call_step(channel, pool, step, saved, metadata):
+    """A setup step's response, repeating the step while it fails with its "retry" status."""
+    import grpc
+
+    retry = step.get("retry", {})
+    deadline = time.time() + retry.get("seconds", 0)
+    while True:
+        try:
+            return call(channel, pool, step["rpc"], substitute(step["request"], saved), metadata, False)
+        except grpc.RpcError as error:
+            if error.code().name != retry.get("while") or time.time() > deadline:
+                raise
+            time.sleep(0.1)
+
+
 def watch(channel, pool, expectation, request, metadata, saved):
     """The failures of one server-streaming call (see the module's doc for what is awaited)."""
     import grpc
@@ -415,7 +451,8 @@ def watch(channel, pool, expectation, request, metadata, saved):
                     break
                 if message.type in awaited and all(holds(payload, path, value)
                                                    for path, value in awaited[message.type].items()):
-                    empty = {path for path in events[message.type]["reads"] if not populated(payload, path)}
+                    empty = {path for path in events[message.type]["reads"]
+                             if path not in awaited[message.type] and not populated(payload, path)}
                     unread[message.type] = empty if unread[message.type] is None else unread[message.type] & empty
             # Done once the setup's events came (nothing later changes them), or, awaiting
             # none, once the stream showed every field the consumer reads.
@@ -431,7 +468,7 @@ def watch(channel, pool, expectation, request, metadata, saved):
     for name in sorted(unread):
         if unread[name] is None:
             failures.append("%s: no %s event with %s came within 15 s of the setup that causes it" % (
-                where, name, ", ".join("%s %s" % item for item in sorted(awaited[name].items()))))
+                where, name, ", ".join("%s %s" % (path, as_text(value)) for path, value in sorted(awaited[name].items()))))
         for path in sorted(unread[name] or ()):
             failures.append("%s: the provider's %s events leave %s empty, and the consumer reads it" % (where, name, path))
     return failures
@@ -456,16 +493,18 @@ def live_failures(pool, consumers, executables):
             saved = {}
             try:
                 for step in consumer.get("setup", []):
+                    if "command" in step:
+                        run_command(executables[step.get("service", provider)], substitute(step["command"], saved))
+                        continue
                     metadata = []
                     if "bearer" in step:
                         metadata = [("authorization", "Bearer " + substitute(step["bearer"], saved))]
-                    response = call(channels[step.get("service", provider)], pool, step["rpc"],
-                                    substitute(step["request"], saved), metadata, False)
+                    response = call_step(channels[step.get("service", provider)], pool, step, saved, metadata)
                     for name, path in step.get("save", {}).items():
                         saved[name] = saved_value(response, path)
             except (grpc.RpcError, KeyError) as error:
                 reason = "%s %s" % (error.code(), error.details()) if isinstance(error, grpc.RpcError) else error.args[0]
-                failures.append("%s: setup %s failed: %s" % (file, step["rpc"], reason))
+                failures.append("%s: setup %s failed: %s" % (file, step.get("rpc") or " ".join(step["command"]), reason))
                 continue
             for expectation in consumer["calls"]:
                 where = "%s: %s" % (file, expectation["rpc"])
