@@ -70,6 +70,7 @@ test: deps
 	@# validated against the API schemas and the consumer contracts, and the dev overlay's Pods played.
 	bash compose/images.sh
 	python3 compose/k8s/check.py
+	python3 compose/k8s/test_check.py
 	bash compose/k8s/play.sh
 	@# Two test processes side by side, each one test at a time and on a database of its own
 	@# (see the script); ContainerJourneyTests runs the journeys through compose's containers.

@@ -13,8 +13,7 @@
               Deployment does not reference; the wrong replica count or images for the overlay
   network     a call the rendered configuration makes (RV_<X>_ADDRESS, the edge's upstreams,
               RV_PG_URL_<X>, DNS) that the rendered NetworkPolicies block; a service-to-service
-              call they allow that no consumer contract (Shared/Contracts/Consumers) declares;
-              a contract-gaps.json entry that a contract now covers or no env file needs
+              call they allow that no consumer contract (Shared/Contracts/Consumers) declares
 
 The network checks evaluate the rendered NetworkPolicies as a cluster would (selectors, named
 ports, policy types; default deny once a policy selects a Pod), so they test what is deployed.
@@ -423,7 +422,7 @@ def check_workloads(report, overlay, r, replicas):
                                              f"Secret rendezvous-{name}")
 
 
-def check_network(report, overlay, r, gaps, declared):
+def check_network(report, overlay, r, declared):
     policies = r.policies
     names = {p["metadata"]["name"] for p in policies}
     deny = [p for p in policies if p["spec"]["podSelector"] == {} and set(policy_types(p)) == {"Ingress", "Egress"}
@@ -507,8 +506,8 @@ def check_network(report, overlay, r, gaps, declared):
             ok, names = direction_allowed(policies, edge, outside, port, "TCP", "Ingress")
             if not ok:
                 report.fail("network", f"{overlay}: apps cannot reach the edge on {port} (policies: {', '.join(names)})")
-    # Nothing service-to-service beyond the contracts (and the listed gaps).
-    allowed_pairs = set(declared) | {(g["service"], g["provider"]) for g in gaps}
+    # Nothing service-to-service beyond the contracts.
+    allowed_pairs = set(declared)
     for svc in SERVICES:
         for other in SERVICES:
             if svc not in r.pods or other not in r.pods:
@@ -523,20 +522,6 @@ def check_network(report, overlay, r, gaps, declared):
             if svc in r.pods and connection_allowed(policies, r.pods[svc], r.pods["postgres"], 5432):
                 report.fail("network", f"{overlay}: {svc} cannot reach the postgres Pod on 5432")
     return needed
-
-
-def check_gaps(report, gaps, declared, needed):
-    for gap in gaps:
-        pair = (gap["service"], gap["provider"])
-        text = f"{gap['service']} -> {gap['provider']} ({gap['variable']})"
-        if pair in declared:
-            report.fail("network", f"contract-gaps.json: {text} is now declared by a consumer contract: remove the entry "
-                                   f"and run gen_network_policies.py")
-        elif pair not in needed:
-            report.fail("network", f"contract-gaps.json: {text}: no env file configures this call any more: remove the entry")
-        else:
-            report.warn("network", f"{text} has no consumer contract yet (allowed through contract-gaps.json): "
-                                   f"{gap['why']}")
 
 
 def main(argv):
@@ -562,12 +547,10 @@ def main(argv):
         except (netgen.GenerationError, OSError, ValueError, KeyError) as error:
             report.fail("copies", f"gen_network_policies.py: {error}")
         try:
-            gaps = netgen.gaps()
             declared = {(svc, provider) for _, _, provider, runs_in in netgen.contracts() for svc in runs_in}
         except (netgen.GenerationError, OSError, ValueError, KeyError) as error:
             report.fail("network", f"contracts: {error}")
-            gaps, declared = [], set()
-        needed_all = set()
+            declared = set()
         for overlay, replicas in OVERLAYS.items():
             docs, error = renders[overlay].result()
             if docs is None:
@@ -578,8 +561,7 @@ def main(argv):
             r = Rendered(docs)
             check_workloads(report, overlay, r, replicas)
             check_images(report, overlay, r)
-            needed_all |= check_network(report, overlay, r, gaps, declared) or set()
-        check_gaps(report, gaps, declared, needed_all)
+            check_network(report, overlay, r, declared)
 
     for line in report.warnings:
         print(line)

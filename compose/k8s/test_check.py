@@ -84,11 +84,6 @@ spec:
      lambda root: edit(f"{root}/compose/k8s/base/production.yaml",
                        lambda t: t.replace("terminationGracePeriodSeconds: 20", "terminationGracePeriodSeconds: 10", 1)),
      [r"FAIL \[workloads\] dev: production: terminationGracePeriodSeconds 10 < preStop 5 s"]),
-    ("a contract gap that a contract now covers",
-     lambda root: edit(f"{root}/compose/k8s/contract-gaps.json",
-                       lambda t: t.replace('"gaps": [', '"gaps": [\n    {"service": "media", "provider": "identity", '
-                                                       '"variable": "RV_IDENTITY_ADDRESS", "why": "test"},', 1)),
-     [r"FAIL \[network\] contract-gaps.json: media -> identity \(RV_IDENTITY_ADDRESS\) is now declared"]),
 ]
 
 
