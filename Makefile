@@ -62,9 +62,11 @@ test: export PGOPTIONS = -c synchronous_commit=off
 test: deps
 	bash compose/local/db.sh start
 	bash Tests/InteropTests/Fixtures/gen_protos.sh
-	$(SWIFT) build --build-tests
-	@# compose/ without a container engine: config consistency, the Dockerfile's steps, each
-	@# executable started with its compose environment (15-20 s).
+	@# The base images (debootstrap and apt: mostly waiting on the mirror) beside the build.
+	bash compose/podman/base-images.sh & base=$$!; $(SWIFT) build --build-tests; built=$$?; \
+	  wait $$base && exit $$built
+	@# compose/ without containers: config consistency, each executable started with its compose
+	@# environment (5-20 s).
 	bash compose/validate.sh
 	@# The images for real (podman; the Swift build stage included), the Kubernetes manifests
 	@# validated against the API schemas and the consumer contracts, and the dev overlay's Pods played.

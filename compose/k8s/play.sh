@@ -3,12 +3,8 @@
 # service's grpc.health.v1 by its Service name and calls each one through the edge over TLS, then
 # tears everything down: no pods, containers, secrets, volumes or network of this run are left.
 #
-#   compose/k8s/play.sh [--keep] [--by-ip]
+#   compose/k8s/play.sh [--keep]
 #       --keep   leave it running (tear down with play.sh --down)
-#       --by-ip  rewrite the services' RV_*_ADDRESS=<service>:<port> to the Pods' (static) IPs:
-#                the services' gRPC client (Shared/HTTP2/Socket.swift makeAddress) takes IPv4
-#                literals and "localhost" only, no DNS names, so without this every call between
-#                services (e.g. fetching identity's signing keys) fails in containers
 #   compose/k8s/play.sh --down        remove what a kept run left
 #
 # Needs the images `make images` builds (localhost/rendezvous/<name>:dev for identity, discovery,
@@ -37,13 +33,12 @@ SUBNET_PREFIX="${RV_PLAY_SUBNET_PREFIX:-10.213.77}"   # the network is $SUBNET_P
 declare -A IP=([postgres]=.10 [interop]=.11 [identity]=.12 [discovery]=.13 [messaging]=.14
                [production]=.15 [media]=.16 [edge]=.17)
 
-keep=0 by_ip=0 down=0
+keep=0 down=0
 for arg in "$@"; do
     case "$arg" in
         --keep) keep=1 ;;
-        --by-ip) by_ip=1 ;;
         --down) down=1 ;;
-        *) echo "usage: play.sh [--keep] [--by-ip] | play.sh --down" >&2; exit 2 ;;
+        *) echo "usage: play.sh [--keep] | play.sh --down" >&2; exit 2 ;;
     esac
 done
 
@@ -127,12 +122,7 @@ cp "$STATE/ca/edge.pem" "$STATE/ca/edge.key" "$STATE/tls/"
 chown -R 10001:10001 "$STATE/tls"
 chmod 500 "$STATE/tls"
 chmod 400 "$STATE/tls/"*
-addresses=""
-if [ "$by_ip" = 1 ]; then
-    for w in "${!IP[@]}"; do addresses+="${addresses:+,}$w=$SUBNET_PREFIX${IP[$w]}"; done
-    log "--by-ip: RV_*_ADDRESS values name the Pods' IP addresses instead of their Service names"
-fi
-python3 "$here/play_support.py" split "$STATE/dev.yaml" "$STATE/out" "$STATE/tls" $addresses
+python3 "$here/play_support.py" split "$STATE/dev.yaml" "$STATE/out" "$STATE/tls"
 
 podman network create --subnet "$SUBNET_PREFIX.0/24" --gateway "$SUBNET_PREFIX.1" "$NET" >/dev/null
 # Volumes owned by the Pod's user, as a cluster's emptyDir (world-writable) and fsGroup make them.
@@ -204,14 +194,14 @@ done 3<"$STATE/out/workloads"
 
 # Every service's grpc.health.v1 at its Service name and port, from another Pod on the network:
 # the name is looked up in the network's DNS (as a Pod's resolver does) and must be that Pod's
-# address; the `rendezvous` CLI then calls that address (it takes IPv4 literals only, see --by-ip).
+# address; the `rendezvous` CLI in the interop Pod then calls the name.
 while read -r _ workload alias port <&3; do
     case "$workload" in postgres|edge) continue ;; esac
     address="$(python3 "$here/play_support.py" resolve "$alias" "$SUBNET_PREFIX.1")" \
         || fail "$alias does not resolve on $NET"
     [ "$address" = "$SUBNET_PREFIX${IP[$workload]}" ] || fail "$alias resolves to $address, not $workload's Pod"
     wait_for "$workload" podman exec "$(container interop)" /usr/local/bin/rendezvous health --plaintext \
-        --address "$address:$port" || fail "$workload ($alias:$port = $address) is not SERVING"
+        --address "$alias:$port" || fail "$workload ($alias:$port = $address) is not SERVING"
     log "ok   $alias:$port ($address) grpc.health.v1 SERVING"
 done 3<"$STATE/out/workloads"
 
@@ -221,11 +211,6 @@ edge_ip="$(podman inspect "$(container edge)" --format "{{(index .NetworkSetting
 wait_for "edge" bash -c "exec 3<>/dev/tcp/$edge_ip/8443" || fail "the edge does not listen on $edge_ip:8443"
 log "calling the services through the edge at $edge_ip:8443 (TLS)"
 if ! python3 "$here/play_support.py" probe-edge "$edge_ip:8443" "$STATE/ca/ca.pem"; then
-    if [ "$by_ip" = 0 ] && podman logs "$(container media)" 2>&1 | grep -q "could not connect to identity:7101: address identity failed"; then
-        log "the services cannot call each other by name: their gRPC client takes IPv4 literals only" \
-            "(Shared/HTTP2/Socket.swift makeAddress: inet_pton, no getaddrinfo), so identity:7101 fails" \
-            "with EINVAL and tokens cannot be verified; play.sh --by-ip works around it"
-    fi
     fail "calls through the edge"
 fi
 

@@ -11,9 +11,6 @@ takes, and calls the services through the edge.
                                    makes each first, owned by the Pod's user ("- -": kube play makes
                                    it, a ConfigMap's), and removes them all after kube down
       OUTDIR/workloads             "<file> <workload> <alias> <port>" per line, in start order
-  play_support.py split RENDERED.yaml OUTDIR TLSDIR NAME=IP,...
-      The same, with every RV_*_ADDRESS=<NAME>:<port> in the ConfigMaps rewritten to IP:<port>
-      (play.sh --by-ip: the services' gRPC client takes IPv4 literals only, see play.sh)
   play_support.py resolve NAME DNS-SERVER
       NAME's IPv4 address from the podman network's DNS server (aardvark-dns), as a Pod resolves it
   play_support.py probe-edge HOST:PORT CA.pem
@@ -50,17 +47,8 @@ PREFIX = "rvk8s"
 DROP = {"Service", "HorizontalPodAutoscaler", "PodDisruptionBudget", "NetworkPolicy", "Namespace"}
 
 
-def split(rendered, outdir, tlsdir, addresses=None):
-    """addresses: {Service name: IPv4}: rewrite RV_*_ADDRESS=<name>:<port> to the IP (--by-ip)."""
+def split(rendered, outdir, tlsdir):
     docs = [d for d in yaml.safe_load_all(open(rendered)) if d]
-    if addresses:
-        for d in docs:
-            if d["kind"] != "ConfigMap":
-                continue
-            for key, value in list((d.get("data") or {}).items()):
-                host, _, port = value.rpartition(":")
-                if key.startswith("RV_") and key.endswith("_ADDRESS") and host in addresses:
-                    d["data"][key] = f"{addresses[host]}:{port}"
     kinds = {}
     for d in docs:
         kinds.setdefault(d["kind"], {})[d["metadata"]["name"]] = d
@@ -286,9 +274,8 @@ def probe_edge(address, ca):
 
 
 def main(argv):
-    if len(argv) in (5, 6) and argv[1] == "split":
-        addresses = dict(pair.split("=", 1) for pair in argv[5].split(",")) if len(argv) == 6 else None
-        split(argv[2], argv[3], argv[4], addresses)
+    if len(argv) == 5 and argv[1] == "split":
+        split(argv[2], argv[3], argv[4])
         return 0
     if len(argv) == 4 and argv[1] == "resolve":
         address = resolve(argv[2], argv[3])
