@@ -134,6 +134,27 @@ import TestSupport
         client.close()
     }
 
+    /// occurred_after outside google.protobuf.Timestamp's range is INVALID_CURSOR, not clamped.
+    @Test(arguments: [Timestamp(seconds: 1_700_000_000, nanos: -5), Timestamp(seconds: Timestamp.maximumSeconds + 1)])
+    func watchEvents_occurredAfterOutOfRange_isInvalidArgument(time: Timestamp) async throws {
+        let pool = try await TestDatabase.makePool()
+        defer { pool.close() }
+        let producer = try await Producer(outbox: try await Self.makeOutbox(pool: pool), pool: pool)
+        let client = RPCClient(host: "127.0.0.1", port: producer.server.port)
+        var request = Events.WatchEventsRequest()
+        request.occurredAfter = time
+        let stream = try await client.serverStreaming(path: "/\(EventStreamClient.serviceName)/WatchEvents",
+                                                      request: request, as: Events.Event.self, options: Self.watch)
+        await #expect(throws: RPCError.self) {
+            for try await _ in stream {}
+        }
+        let status = await stream.status()
+        #expect(status.code == .invalidArgument)
+        #expect(status.reason == "INVALID_CURSOR")
+        await producer.stop()
+        client.close()
+    }
+
     /// The final status of a WatchEvents call made with `options`; records an issue if any
     /// event arrived.
     static func watchStatus(port: Int, _ options: CallOptions) async throws -> RPCError {
