@@ -369,6 +369,9 @@ public enum Realtime {
     /// convergence_declined, convergence_timed_out, meetup_described, arrived, handshake_submitted,
     /// handshake_mismatch, handshake_verified, handshake_expired, in_person_completed,
     /// artifact_submitted, artifact_mismatch, artifact_saved, resonance_submitted, resolved.
+    /// meaningful comes once, as soon as the interaction is meaningful (encounters.proto): right
+    /// after the messages_reported that completes the counts, or, when the time comes last, when
+    /// meaningful_at passes (like every timed step, without any call).
     ///
     /// `rendezvous.messaging.v1.EncounterStep`.
     public struct EncounterStep: ProtoMessage, Hashable {
