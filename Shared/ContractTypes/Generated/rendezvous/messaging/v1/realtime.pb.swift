@@ -148,7 +148,8 @@ public enum Realtime {
         }
     }
 
-    /// The replay (if any) is done; live events follow.
+    /// The replay (if any) is done: every event after after_cursor that was committed when the call
+    /// arrived has been sent. Live events follow.
     ///
     /// `rendezvous.messaging.v1.Ready`.
     public struct Ready: ProtoMessage, Hashable {
