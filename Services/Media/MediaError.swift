@@ -15,6 +15,7 @@ enum MediaError: Error, Sendable, Equatable, RPCErrorConvertible {
     case uploadNotFound
     case wrongOffset(received: Int64)
     case incompleteUpload(received: Int64)
+    case uploadComplete(size: Int64)
     case uploadBusy
     case invalidBlobID
     case blobNotFound
@@ -77,6 +78,9 @@ enum MediaError: Error, Sendable, Equatable, RPCErrorConvertible {
         case .incompleteUpload(let received):
             RPCError(Media.ErrorReason.incompleteUpload, message: "the stream ended before the declared size",
                      details: ["received_bytes": String(received)])
+        case .uploadComplete(let size):
+            RPCError(Media.ErrorReason.uploadComplete, message: "the upload is complete; GetUpload returns its blob",
+                     details: ["received_bytes": String(size)])
         case .uploadBusy:
             RPCError(Media.ErrorReason.uploadBusy, message: "another stream is writing this upload")
         case .invalidBlobID:
