@@ -7,7 +7,9 @@ enum MediaError: Error, Sendable, Equatable, RPCErrorConvertible {
     case invalidKind
     case invalidSize
     case tooLarge(limit: Int64)
-    case unsupportedType(String)
+    /// The types the kind accepts, as the message lists them (never the client's value, which
+    /// may be any length).
+    case unsupportedType(accepted: String)
     case typeMismatch(declared: String, detected: String)
     case imageTooLarge(width: Int, height: Int)
     case invalidImage
@@ -58,8 +60,8 @@ enum MediaError: Error, Sendable, Equatable, RPCErrorConvertible {
             RPCError(Media.ErrorReason.invalidSize, message: "size must be at least 1 byte")
         case .tooLarge(let limit):
             RPCError(Media.ErrorReason.tooLarge, message: "the upload is larger than allowed", details: ["limit": String(limit)])
-        case .unsupportedType(let type):
-            RPCError(Media.ErrorReason.unsupportedType, message: "\(type) is not accepted for this kind")
+        case .unsupportedType(let accepted):
+            RPCError(Media.ErrorReason.unsupportedType, message: "content_type must be \(accepted) for this kind")
         case .typeMismatch(let declared, let detected):
             RPCError(Media.ErrorReason.typeMismatch, message: "the bytes are \(detected), not \(declared)",
                      details: ["declared": declared, "detected": detected])
