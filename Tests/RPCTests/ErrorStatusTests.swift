@@ -36,7 +36,7 @@ import Wire
         try await withServer { _, client in
             let error = await rpcError {
                 _ = try await client.unary(path: EchoService.path("Fail"), request: TestMessage(text: message, number: 3),
-                                           as: TestMessage.self)
+                                           as: TestMessage.self, options: CallOptions(timeout: .seconds(10)))
             }
             #expect(error?.code == .invalidArgument)
             let received = error?.message ?? ""

@@ -143,8 +143,10 @@ import TestSupport
         let client = RPCClient(host: "127.0.0.1", port: producer.server.port)
         var request = Events.WatchEventsRequest()
         request.occurredAfter = time
+        // A deadline: a stream that accepted the time would stay open, waiting for events.
         let stream = try await client.serverStreaming(path: "/\(EventStreamClient.serviceName)/WatchEvents",
-                                                      request: request, as: Events.Event.self, options: Self.watch)
+                                                      request: request, as: Events.Event.self,
+                                                      options: .service(Self.consumerCredential, timeout: .seconds(5)))
         await #expect(throws: RPCError.self) {
             for try await _ in stream {}
         }
