@@ -47,6 +47,23 @@ import Wire
         }
     }
 
+    /// A status whose header block nghttp2 cannot send (here a 100 KB trailer a handler set) resets
+    /// the stream: the client hears INTERNAL at once instead of nothing, even past its deadline.
+    @Test func aTrailerTooLargeToSend_resetsTheStream() async throws {
+        try await withServer { _, client in
+            let started = ContinuousClock.now
+            let error = await rpcError {
+                _ = try await client.unary(path: EchoService.path("HugeTrailer"), request: TestMessage(number: 100_000),
+                                           as: TestMessage.self, options: CallOptions(timeout: .seconds(10)))
+            }
+            #expect(error?.code == .internal)
+            #expect(started.duration(to: .now) < .seconds(5))
+            let fine = try await client.unary(path: EchoService.path("HugeTrailer"), request: TestMessage(number: 1_000),
+                                              as: TestMessage.self, options: CallOptions(timeout: .seconds(10)))
+            #expect(fine.message.text == "ok")
+        }
+    }
+
     @Test func bounded_cutsMessageAndErrorInfoMetadata_toTheirLimits() {
         let long = String(repeating: "é", count: 5_000)
         var details: [String: String] = [:]
