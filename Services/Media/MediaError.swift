@@ -7,7 +7,9 @@ enum MediaError: Error, Sendable, Equatable, RPCErrorConvertible {
     case invalidKind
     case invalidSize
     case tooLarge(limit: Int64)
-    case unsupportedType(String)
+    /// The types the kind accepts, as the message lists them (never the client's value, which
+    /// may be any length).
+    case unsupportedType(accepted: String)
     case typeMismatch(declared: String, detected: String)
     case imageTooLarge(width: Int, height: Int)
     case invalidImage
@@ -15,6 +17,7 @@ enum MediaError: Error, Sendable, Equatable, RPCErrorConvertible {
     case uploadNotFound
     case wrongOffset(received: Int64)
     case incompleteUpload(received: Int64)
+    case uploadComplete(size: Int64)
     case uploadBusy
     case invalidBlobID
     case blobNotFound
@@ -57,8 +60,8 @@ enum MediaError: Error, Sendable, Equatable, RPCErrorConvertible {
             RPCError(Media.ErrorReason.invalidSize, message: "size must be at least 1 byte")
         case .tooLarge(let limit):
             RPCError(Media.ErrorReason.tooLarge, message: "the upload is larger than allowed", details: ["limit": String(limit)])
-        case .unsupportedType(let type):
-            RPCError(Media.ErrorReason.unsupportedType, message: "\(type) is not accepted for this kind")
+        case .unsupportedType(let accepted):
+            RPCError(Media.ErrorReason.unsupportedType, message: "content_type must be \(accepted) for this kind")
         case .typeMismatch(let declared, let detected):
             RPCError(Media.ErrorReason.typeMismatch, message: "the bytes are \(detected), not \(declared)",
                      details: ["declared": declared, "detected": detected])
@@ -77,6 +80,9 @@ enum MediaError: Error, Sendable, Equatable, RPCErrorConvertible {
         case .incompleteUpload(let received):
             RPCError(Media.ErrorReason.incompleteUpload, message: "the stream ended before the declared size",
                      details: ["received_bytes": String(received)])
+        case .uploadComplete(let size):
+            RPCError(Media.ErrorReason.uploadComplete, message: "the upload is complete; GetUpload returns its blob",
+                     details: ["received_bytes": String(size)])
         case .uploadBusy:
             RPCError(Media.ErrorReason.uploadBusy, message: "another stream is writing this upload")
         case .invalidBlobID:

@@ -18,7 +18,7 @@ struct MediaService: MediaProvider {
         let owner = try caller.accountUUID()
         guard let policy = BlobKindPolicy.of(request.kind) else { throw MediaError.invalidKind }
         guard let type = MediaType(rawValue: request.contentType.lowercased()), policy.types.contains(type) else {
-            throw MediaError.unsupportedType(request.contentType)
+            throw MediaError.unsupportedType(accepted: policy.types.map(\.rawValue).sorted().joined(separator: " or "))
         }
         guard request.size > 0 else { throw MediaError.invalidSize }
         guard request.size <= policy.maximumSize else { throw MediaError.tooLarge(limit: policy.maximumSize) }

@@ -1,4 +1,5 @@
 import Auth
+import Contracts
 import Foundation
 import RPC
 
@@ -23,6 +24,17 @@ struct ProductionCaller: Sendable {
     /// Refuses anyone who does not produce the show (P2, P3, P5 writes, P6 writes, P7).
     func requireProducer() throws(ProductionError) {
         guard isProducer else { throw .producerOnly(role: account.role) }
+    }
+}
+
+/// A time a request carries, as Unix microseconds: required, and one google.protobuf.Timestamp
+/// can hold (years 1-9999, nanos 0-999,999,999); INVALID_ARGUMENT INVALID_ARGUMENT_VALUE naming
+/// the field otherwise.
+enum RequestTime {
+    static func microseconds(_ time: Timestamp?, field: String) throws(ProductionError) -> Int64 {
+        guard let time else { throw .invalid("\(field) is required") }
+        guard let microseconds = time.validMicroseconds else { throw .invalidTime(field: field) }
+        return microseconds
     }
 }
 

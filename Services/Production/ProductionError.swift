@@ -7,6 +7,8 @@ enum ProductionError: Error, Sendable, Equatable, RPCErrorConvertible {
     case producerOnly(role: String)
     case invalid(String)
     case invalidID(field: String)
+    /// A time outside google.protobuf.Timestamp's range.
+    case invalidTime(field: String)
     case invalidMoney(String)
     case invalidPageToken
     case applicationNotFound
@@ -34,6 +36,9 @@ enum ProductionError: Error, Sendable, Equatable, RPCErrorConvertible {
     case matchNotFound
     case dateNotFound
     case dateState(status: String)
+    case cannotConfirmOwnDate
+    case consentTextSuperseded
+    case shootNotScheduled
     case alreadyReviewed
     case scriptFinal
     case scriptNotFound
@@ -48,6 +53,9 @@ enum ProductionError: Error, Sendable, Equatable, RPCErrorConvertible {
                      details: ["role": role])
         case .invalid(let message):
             RPCError(Production.ErrorReason.invalidArgumentValue, message: message)
+        case .invalidTime(let field):
+            RPCError(Production.ErrorReason.invalidArgumentValue,
+                     message: "\(field) must be a time in years 1-9999 with nanos 0-999,999,999", details: ["field": field])
         case .invalidID(let field):
             RPCError(Production.ErrorReason.invalidID, message: "\(field) is not a UUID", details: ["field": field])
         case .invalidMoney(let message):
@@ -112,6 +120,13 @@ enum ProductionError: Error, Sendable, Equatable, RPCErrorConvertible {
             RPCError(Production.ErrorReason.dateNotFound, message: "no such date")
         case .dateState(let status):
             RPCError(Production.ErrorReason.dateState, message: "the date is \(status)", details: ["status": status])
+        case .cannotConfirmOwnDate:
+            RPCError(Production.ErrorReason.cannotConfirmOwnDate, message: "the other person of the match confirms the date")
+        case .consentTextSuperseded:
+            RPCError(Production.ErrorReason.consentTextSuperseded,
+                     message: "this text was an earlier version; a superseded text does not return")
+        case .shootNotScheduled:
+            RPCError(Production.ErrorReason.shootNotScheduled, message: "schedule the shoot at a restaurant before confirming it")
         case .alreadyReviewed:
             RPCError(Production.ErrorReason.alreadyReviewed, message: "you have reviewed this date")
         case .scriptFinal:

@@ -17,7 +17,9 @@ struct ProductionServer: Sendable {
         var internalMethods = EventStreamService.internalMethods
         internalMethods[PointsService.awardMethod] = .only(settings.pointsAwarders)
         let serviceInterceptor = ServiceAuthInterceptor(credentials: accepted, methods: internalMethods)
-        let verifier = AccessTokenVerifier(configuration: .init(apps: settings.apps),
+        // Any app's token: each handler refuses an app without a show or points itself, PERMISSION_DENIED
+        // APP_NOT_SUPPORTED or POINTS_APP_NOT_SUPPORTED as the contract says (ProductionCaller, PointsService).
+        let verifier = AccessTokenVerifier(configuration: .init(apps: nil),
                                            source: IdentitySigningKeySource(client: IdentityClient(client: identity)))
         let auth = AuthInterceptor(verifier: verifier, publicMethods: serviceInterceptor.guardedMethods, revocations: revocations)
         services = [

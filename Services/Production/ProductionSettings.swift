@@ -22,7 +22,7 @@ struct ProductionSettings: Sendable {
     static let awardersVariable = "RV_POINTS_AWARDERS"
     static let identityAddressVariable = "RV_IDENTITY_ADDRESS"
 
-    /// Apps whose access tokens production accepts at all.
+    /// Apps production serves at all (one must, or start-up stops).
     var apps: Set<String> { showApps.union(pointsApps) }
 
     static func load(from environment: EnvironmentReader) throws(ConfigurationError) -> ProductionSettings {

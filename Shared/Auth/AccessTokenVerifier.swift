@@ -14,8 +14,11 @@ import Synchronization
 /// the same token cost a SHA-256 and a lookup instead of an ES256 verification.
 package final class AccessTokenVerifier: Sendable {
     package struct Configuration: Sendable {
-        /// Apps whose tokens this service accepts.
-        package var apps: Set<String>
+        /// Apps whose tokens this service accepts; nil accepts a token of any app Identity signs
+        /// for, for a service whose handlers answer an app they do not serve themselves (with
+        /// PERMISSION_DENIED and their own reason, where WRONG_APP would be UNAUTHENTICATED and
+        /// make the client refresh its token for nothing).
+        package var apps: Set<String>?
         /// Clock skew allowed on `exp` and `nbf`, in seconds.
         package var leewaySeconds: Int64 = 30
         /// Least time between two fetches caused by an unknown `kid`.
@@ -25,7 +28,7 @@ package final class AccessTokenVerifier: Sendable {
         /// Verified tokens remembered at most (0: none). 100,000 entries hold about 30 MB.
         package var verifiedTokenCapacity = 100_000
 
-        package init(apps: Set<String>) { self.apps = apps }
+        package init(apps: Set<String>?) { self.apps = apps }
     }
 
     private struct Cache {
@@ -88,7 +91,9 @@ package final class AccessTokenVerifier: Sendable {
         let expiresAt: Int64
         do {
             let jwt = try verified.claims()
-            try JWTClaimsValidator(issuers: [AccessTokenClaims.issuer], audiences: configuration.apps,
+            // Any app: the audience still has to be there, and to name the app claim (below).
+            let audiences = configuration.apps ?? Set(jwt.strings("aud") ?? [])
+            try JWTClaimsValidator(issuers: [AccessTokenClaims.issuer], audiences: audiences,
                                    leewaySeconds: configuration.leewaySeconds).validate(jwt, now: now)
             guard let parsed = AccessTokenClaims(jwt) else { throw AuthFailure(.malformedToken) }
             claims = parsed
@@ -102,7 +107,7 @@ package final class AccessTokenVerifier: Sendable {
             throw AuthFailure(.malformedToken)
         }
         // The audience passed; the app claim must name the same app.
-        guard configuration.apps.contains(claims.account.app),
+        guard configuration.apps?.contains(claims.account.app) ?? true,
               audience == [claims.account.app] else {
             throw AuthFailure(.wrongApp)
         }

@@ -11,8 +11,8 @@ public struct RealtimeAPI: Sendable {
     let runner: CallRunner
 
     /// New messages, read receipts, matches and closed conversations after `cursor` (0: from
-    /// now), as long as the caller keeps iterating. Each stream the server opens starts with
-    /// Ready. When a stream breaks — the connection drops, the server restarts or cuts a slow
+    /// now), as long as the caller keeps iterating. Each stream the server opens replays what was
+    /// missed, then sends Ready (the app is caught up), then live events. When a stream breaks — the connection drops, the server restarts or cuts a slow
     /// reader off (RESOURCE_EXHAUSTED `SUBSCRIBER_TOO_SLOW`) — it is opened again after the last
     /// cursor received, after a backoff, so nothing is lost or repeated; an access token refused
     /// on the way is refreshed once. Iteration ends with an error only for what a retry cannot

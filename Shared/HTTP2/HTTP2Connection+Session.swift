@@ -29,6 +29,9 @@ extension HTTP2Connection {
         nghttp2_session_callbacks_set_on_frame_send_callback(callbacks) { _, frame, userData in
             HTTP2Connection.from(userData).onFrameSent(frame!.pointee)
         }
+        nghttp2_session_callbacks_set_on_frame_not_send_callback(callbacks) { _, frame, _, userData in
+            HTTP2Connection.from(userData).onFrameNotSent(frame!.pointee)
+        }
         nghttp2_session_callbacks_set_on_stream_close_callback(callbacks) { _, streamID, errorCode, userData in
             HTTP2Connection.from(userData).streamClosed(id: streamID, errorCode: errorCode)
             return 0
@@ -140,6 +143,17 @@ extension HTTP2Connection {
         // The response is complete but the client is still sending: tell it to stop
         // (RFC 9113 §8.1), after the final frame so the status still arrives.
         nghttp2_submit_rst_stream(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), stream.id, HTTP2ErrorCode.noError)
+        return 0
+    }
+
+    /// A response's HEADERS (head or trailers) that nghttp2 could not send, such as a header
+    /// block past its limit, is dropped without a word to the peer, whose call would wait for a
+    /// status that never comes: reset the stream instead (INTERNAL_ERROR, which a gRPC client
+    /// reports as INTERNAL).
+    private func onFrameNotSent(_ frame: nghttp2_frame) -> Int32 {
+        guard case .server = role, frame.hd.type == UInt8(NGHTTP2_HEADERS.rawValue), frame.hd.stream_id > 0,
+              let session else { return 0 }
+        nghttp2_submit_rst_stream(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), frame.hd.stream_id, HTTP2ErrorCode.internalError)
         return 0
     }
 

@@ -20,4 +20,15 @@ import Testing
         // Any two times a client sends are at most this far apart: their difference fits.
         #expect(last - first < Int64.max / 10)
     }
+
+    @Test(arguments: [
+        (Timestamp(seconds: Timestamp.minimumSeconds), true), (Timestamp(seconds: Timestamp.maximumSeconds, nanos: 999_999_999), true),
+        (Timestamp(seconds: 0), true), (Timestamp(seconds: Timestamp.maximumSeconds + 1), false),
+        (Timestamp(seconds: Timestamp.minimumSeconds - 1), false), (Timestamp(seconds: 1_700_000_000, nanos: -1), false),
+        (Timestamp(seconds: 1_700_000_000, nanos: 1_000_000_000), false), (Timestamp(seconds: 1_700_000_000, nanos: 1_500_000_000), false),
+    ])
+    func isValid_isGoogleProtobufTimestampsRange(time: Timestamp, valid: Bool) {
+        #expect(time.isValid == valid)
+        #expect(time.validMicroseconds == (valid ? time.microseconds : nil))
+    }
 }

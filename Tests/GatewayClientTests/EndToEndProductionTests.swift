@@ -116,7 +116,7 @@ import Testing
                 _ = try await host.production.publishConsentText(first)
                 Issue.record("a superseded consent text came back")
             } catch {
-                #expect((error as? GatewayError)?.productionReason == .invalidArgumentValue)
+                #expect((error as? GatewayError)?.productionReason == .consentTextSuperseded)
             }
             let signed = try await host.production.captureConsent(.init(episodeID: episode.id, participantAccountID: applicantID,
                                                                         typedName: "Camila Ortiz", signatureMediaID: "sig",

@@ -84,6 +84,26 @@ import Testing
         await harness.stop()
     }
 
+    /// A verifier for any app (production's: its handlers answer an app they do not serve with
+    /// PERMISSION_DENIED) takes every app's token, but still only one whose audience is its app.
+    @Test func verifierForAnyApp_acceptsEveryAppsToken_whoseAudienceNamesItsApp() async throws {
+        let key = try ECSigningKey.generate(keyID: "any")
+        let verifier = AccessTokenVerifier(configuration: .init(apps: nil), source: CountingSource(keys: [key]))
+        for app in ["swivo", "momento", "elite"] {
+            let claims = AccessTokenClaims(account: AuthenticatedAccount(accountID: "a", app: app, role: "member", tier: "free",
+                                                                        membershipStatus: "active", sessionID: "s"),
+                                           issuedAt: Self.now, expiresAt: Self.now + 900)
+            #expect(try await verifier.verify(claims.sign(with: key)).app == app)
+            var mismatched = claims.jwtClaims
+            mismatched.values["aud"] = .string("unseen")
+            let forged = try JWS.sign(header: ["typ": .string(AccessTokenClaims.type)], payload: mismatched.serialized(), key: key)
+            await #expect(throws: AuthFailure(.wrongApp)) { _ = try await verifier.verify(forged) }
+            mismatched.values["aud"] = nil
+            let noAudience = try JWS.sign(header: ["typ": .string(AccessTokenClaims.type)], payload: mismatched.serialized(), key: key)
+            await #expect(throws: AuthFailure.self) { _ = try await verifier.verify(noAudience) }
+        }
+    }
+
     @Test func verifier_refetchesOnUnknownKid_atMostOncePerInterval() async throws {
         let first = try ECSigningKey.generate(keyID: "first")
         let second = try ECSigningKey.generate(keyID: "second")

@@ -49,7 +49,21 @@ struct GrpcioClientTests {
         Self.expectAllPassed(result)
     }
 
-    static func runClient(_ arguments: [String]) async throws -> SubprocessResult {
+    /// A status message longer than a client's headers can hold (here one the test service echoes
+    /// from the request) reaches grpcio cut to 1 KiB, marked, at once (interop_client.py's
+    /// oversized_status_message).
+    @Test func anOversizedStatusMessage_reachesGrpcio_cutToOneKiB() async throws {
+        var configuration = RPCServerConfiguration()
+        configuration.loopCount = 1
+        let server = try RPCServer(configuration: configuration, services: [TestService()])
+        let port = try server.start()
+        let result = try await Self.runClient(["--port", "\(port)"], cases: ["oversized_status_message"])
+        await server.shutdown(gracePeriod: .seconds(2))
+        #expect(result.output.contains("PASS oversized_status_message\n"), "\(result.output)")
+        #expect(result.exitCode == 0)
+    }
+
+    static func runClient(_ arguments: [String], cases: [String] = cases) async throws -> SubprocessResult {
         let script = RepositoryPaths.interopFixtures.appendingPathComponent("interop_client.py").path
         return try await Subprocess.run("/usr/bin/env", ["python3", script, "--host", "127.0.0.1",
                                                           "--test_case", cases.joined(separator: ",")] + arguments,

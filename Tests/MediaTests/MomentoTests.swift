@@ -116,6 +116,13 @@ struct MomentoTests {
             #expect(await reason { _ = try await users.momento.createEvent(request, options: creator.bearer) }?.reason
                     == "INVALID_RELEASE_TIME")
         }
+        // Nanos outside 0-999,999,999 at a time that is otherwise fine are refused too (they used
+        // to be clamped and the event created).
+        for nanos: Int32 in [-1, 1_500_000_000] {
+            request.releaseAt = Timestamp(seconds: Int64(Date().timeIntervalSince1970) + 600, nanos: nanos)
+            #expect(await reason { _ = try await users.momento.createEvent(request, options: creator.bearer) }?.reason
+                    == "INVALID_RELEASE_TIME")
+        }
         request.releaseAt = Timestamp(seconds: Int64(Date().timeIntervalSince1970) + 600)
         request.title = " "
         #expect(await reason { _ = try await users.momento.createEvent(request, options: creator.bearer) }?.reason == "INVALID_TITLE")

@@ -81,6 +81,28 @@ struct UploadTests {
         #expect(anonymous?.code == .unauthenticated)
     }
 
+    /// A content type of any length is refused at once with a short message that does not echo
+    /// it: a 1 MB one used to get no answer until the client's deadline, a 7 KB one a status
+    /// too large for grpcio's headers.
+    @Test(arguments: [7 << 10, 1 << 20])
+    func createUpload_withAHugeContentType_isRefusedPromptly_withoutEchoingIt(length: Int) async throws {
+        let users = try MediaUsers.make()
+        defer { users.close() }
+        let user = try await users.join("swivo")
+        let started = ContinuousClock.now
+        do {
+            _ = try await users.media.createUpload(.init(kind: .photo, contentType: String(repeating: "x", count: length), size: 1_000),
+                                                   options: .bearer(user.token, timeout: .seconds(10)))
+            Issue.record("a content type of \(length) bytes was accepted")
+        } catch let error as RPCError {
+            #expect(error.code == .invalidArgument)
+            #expect(error.reason == "UNSUPPORTED_TYPE")
+            #expect(!error.message.contains("xxxxxxxx"))
+            #expect(error.message.utf8.count <= 1024)
+        }
+        #expect(started.duration(to: .now) < .seconds(5))
+    }
+
     @Test func upload_decompressionBomb_isRefusedFromItsHeader() async throws {
         let users = try MediaUsers.make()
         defer { users.close() }
@@ -126,6 +148,34 @@ struct UploadTests {
         // A retry of the finished stream answers with the same blob.
         let again = try await users.send(bytes, to: status.uploadID, from: 0, as: user)
         #expect(again.blobID == blob.blobID)
+    }
+
+    /// A complete upload takes no more bytes (media.proto): other bytes of the same size are
+    /// FAILED_PRECONDITION UPLOAD_COMPLETE, a byte past the size RESOURCE_EXHAUSTED TOO_LARGE (both
+    /// used to answer OK with the old blob, the new bytes dropped); an empty retry at the end, or
+    /// the blob's own bytes again, still answers with the blob.
+    @Test func upload_ofACompleteUpload_takesNoMoreBytes() async throws {
+        let users = try MediaUsers.make()
+        defer { users.close() }
+        let user = try await users.join("swivo")
+        let bytes = ImageFixtures.jpeg(size: 100_000)
+        let status = try await users.media.createUpload(.init(kind: .photo, contentType: "image/jpeg", size: Int64(bytes.count)),
+                                                        options: user.bearer)
+        let blob = try await users.send(bytes, to: status.uploadID, from: 0, as: user, chunk: 40_000)
+        var other = bytes
+        other[90_000] ^= 0xFF
+        var refused = await reason { _ = try await users.send(other, to: status.uploadID, from: 0, as: user, chunk: 40_000) }
+        #expect(refused?.code == .failedPrecondition)
+        #expect(refused?.reason == "UPLOAD_COMPLETE")
+        refused = await reason { _ = try await users.send(bytes + [0], to: status.uploadID, from: bytes.count, as: user) }
+        #expect(refused?.code == .resourceExhausted)
+        #expect(refused?.reason == "TOO_LARGE")
+        refused = await reason { _ = try await users.send(Array(bytes.prefix(50_000)), to: status.uploadID, from: 0, as: user) }
+        #expect(refused?.reason == "UPLOAD_COMPLETE", "a retry that stops short is not the finished stream")
+        #expect(try await users.send(bytes, to: status.uploadID, from: bytes.count, as: user).blobID == blob.blobID)
+        #expect(try await users.send(bytes, to: status.uploadID, from: 60_000, as: user).blobID == blob.blobID)
+        let read = try await users.media.getBlob(.init(blobID: blob.blobID), options: user.bearer)
+        #expect(read.sha256 == MediaUsers.sha256(bytes))
     }
 
     @Test func upload_brokenConnection_resumesFromWhatArrived() async throws {

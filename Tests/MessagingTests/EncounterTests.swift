@@ -203,10 +203,49 @@ struct EncounterTests {
         #expect(last.encounterStep?.encounter?.multiplierGranted == true)
         #expect(last.encounterStep?.encounter?.startedByMe == false)
         let steps = stream.deliveries.compactMap(\.encounterStep).filter { $0.encounterID == id }.map(\.step)
-        let expected = ["joined", "convergence_proposed", "convergence_accepted", "meetup_described", "arrived", "arrived",
+        let expected = ["joined", "meaningful", "convergence_proposed", "convergence_accepted", "meetup_described", "arrived", "arrived",
                         "handshake_submitted", "handshake_verified", "in_person_completed", "artifact_submitted",
                         "artifact_saved", "resonance_submitted", "resonance_submitted", "resolved"]
         #expect(steps.filter { $0 != "messages_reported" } == expected)
+    }
+
+    /// realtime.proto lists `meaningful` among the steps: it reaches both streams once, after the
+    /// last message when the messages come last, and from the sweep, with no call at all, when
+    /// the clock does; a Convergence declined later does not repeat it.
+    @Test(arguments: [true, false])
+    func theMeaningfulStep_reachesBothSides_whicheverComesLast(messagesLast: Bool) async throws {
+        let world = try await EncounterWorld.make()
+        defer { world.close() }
+        let a = try await world.initiate()
+        let b = try await world.initiate()
+        let streams = [try await RealtimeProbe.open(world.members.realtime[0], token: a.token),
+                       try await RealtimeProbe.open(world.members.realtime[1], token: b.token)]
+        defer { for stream in streams { stream.cancel() } }
+        let id = try await world.register(a, b)
+        _ = try await world.encounters[0].reportMessages(.init(encounterID: id, sentCount: 3), options: a.bearer)
+        if messagesLast {
+            try await world.members.waitUntil("meaningful_at passes") {
+                let seen = try await world.encounters[1].getEncounter(.init(encounterID: id), options: b.bearer)
+                return seen.serverTime!.microseconds >= seen.meaningfulAt!.microseconds
+            }
+            let last = try await world.encounters[1].reportMessages(.init(encounterID: id, sentCount: 3), options: b.bearer)
+            #expect(last.meaningful)
+        } else {
+            let last = try await world.encounters[1].reportMessages(.init(encounterID: id, sentCount: 3), options: b.bearer)
+            #expect(!last.meaningful, "3 s have not passed since joining")
+        }
+        for stream in streams {
+            let step = try await stream.first { $0.encounterStep?.encounterID == id && $0.encounterStep?.step == "meaningful" }
+            #expect(step.encounterStep?.encounter?.meaningful == true)
+        }
+        _ = try await world.encounters[0].proposeConvergence(.init(encounterID: id), options: a.bearer)
+        _ = try await world.encounters[1].answerConvergence(.init(encounterID: id, accept: false), options: b.bearer)
+        for stream in streams {
+            try await stream.first { $0.encounterStep?.encounterID == id && $0.encounterStep?.step == "convergence_declined" }
+            let steps = stream.deliveries.compactMap(\.encounterStep).filter { $0.encounterID == id }.map(\.step)
+            #expect(steps == ["joined", "messages_reported", "messages_reported", "meaningful", "convergence_proposed",
+                              "convergence_declined"])
+        }
     }
 
     @Test func onlyItsTwoInitiatesTouchAnEncounter() async throws {

@@ -187,11 +187,37 @@ struct CastingTests {
         var failure = await reason { _ = try await people.casting.getMyApplication(.init(), options: unseen.bearer) }
         #expect(failure?.code == .permissionDenied)
         #expect(failure?.reason == "APP_NOT_SUPPORTED")
-        // Swivo's tokens are not for production at all.
+        // Swivo runs no show either: a valid token of an app production does not serve is
+        // PERMISSION_DENIED, not UNAUTHENTICATED WRONG_APP (which would make the client refresh).
         let swivo = try await people.join("swivo")
         failure = await reason { _ = try await people.casting.getMyApplication(.init(), options: swivo.bearer) }
-        #expect(failure?.reason == "WRONG_APP")
+        #expect(failure?.code == .permissionDenied)
+        #expect(failure?.reason == "APP_NOT_SUPPORTED")
         failure = await reason { _ = try await people.casting.getMyApplication(.init()) }
         #expect(failure?.code == .unauthenticated)
+    }
+
+    /// production.proto and points.proto: another app's token is PERMISSION_DENIED, on every
+    /// service production serves, whether the app has points (unseen) or nothing here at all.
+    @Test(arguments: ["swivo", "momento", "unseen"])
+    func anotherAppsToken_isPermissionDenied_appNotSupported(app: String) async throws {
+        let people = try await ProductionPeople.make()
+        defer { people.close() }
+        let member = try await people.join(app)
+        let calls: [(String, @Sendable () async throws -> Void)] = [
+            ("Ledger", { _ = try await people.ledger.listLedgerEntries(.init(seasonID: UUID().uuidString.lowercased()),
+                                                                         options: member.bearer) }),
+            ("Casting", { _ = try await people.casting.getMyApplication(.init(), options: member.bearer) }),
+            ("ListSeasons", { _ = try await people.episodes.listSeasons(.init(), options: member.bearer) }),
+        ]
+        for (name, call) in calls {
+            let failure = await reason(of: call)
+            #expect(failure?.code == .permissionDenied, "\(name)")
+            #expect(failure?.reason == "APP_NOT_SUPPORTED", "\(name)")
+        }
+        guard app != "unseen" else { return }
+        let points = await reason { _ = try await people.points.getBalance(.init(), options: member.bearer) }
+        #expect(points?.code == .permissionDenied)
+        #expect(points?.reason == "POINTS_APP_NOT_SUPPORTED")
     }
 }

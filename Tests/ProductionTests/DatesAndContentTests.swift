@@ -84,7 +84,8 @@ struct DatesAndContentTests {
                                                       options: ana.bearer)
         #expect(date.status == .proposed && Set(date.accountIDs) == [ana.id, ben.id])
         failure = await reason { _ = try await people.dates.confirmDate(.init(dateID: date.id), options: ana.bearer) }
-        #expect(failure?.code == .invalidArgument, "the proposer does not confirm their own date")
+        #expect(failure?.code == .failedPrecondition, "the proposer does not confirm their own date")
+        #expect(failure?.reason == "CANNOT_CONFIRM_OWN_DATE")
         failure = await reason { _ = try await people.dates.confirmDate(.init(dateID: date.id), options: stranger.bearer) }
         #expect(failure?.reason == "DATE_NOT_FOUND")
         failure = await reason {

@@ -195,7 +195,8 @@ struct EpisodeAndConsentTests {
             #expect(error.code == .sqlState(.uniqueViolation))
         }
         failure = await reason { _ = try await people.consent.publishConsentText(.init(text: text), options: host.bearer) }
-        #expect(failure?.code == .invalidArgument, "a superseded text does not come back")
+        #expect(failure?.code == .failedPrecondition, "a superseded text does not come back")
+        #expect(failure?.reason == "CONSENT_TEXT_SUPERSEDED")
     }
 
     @Test func membrane_viewersAndApplicantsSeeOnlyPublishedEpisodes() async throws {

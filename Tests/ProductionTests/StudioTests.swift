@@ -91,6 +91,43 @@ struct StudioTests {
         #expect(failure?.reason == "PRODUCER_ONLY")
     }
 
+    /// google.protobuf.Timestamp holds years 1-9999 and nanos 0-999,999,999; anything else a
+    /// client sends is refused (it used to be clamped and saved).
+    @Test(arguments: [Timestamp(seconds: Timestamp.maximumSeconds + 1), Timestamp(seconds: Timestamp.minimumSeconds - 1),
+                      Timestamp(seconds: 1_900_000_000, nanos: -1), Timestamp(seconds: 1_900_000_000, nanos: -5),
+                      Timestamp(seconds: 1_900_000_000, nanos: 1_500_000_000)])
+    func timesOutsideTimestampsRange_areInvalidArguments(time: Timestamp) async throws {
+        let people = try await ProductionPeople.make()
+        defer { people.close() }
+        let host = try await people.join(as: "host")
+        let episode = try await people.episode(by: host)
+        var failure = await reason {
+            _ = try await people.studio.scheduleShoot(.init(episodeID: episode.id, restaurantID: "hiden", startsAt: time,
+                                                            durationMinutes: 60), options: host.bearer)
+        }
+        #expect(failure?.code == .invalidArgument)
+        #expect(failure?.reason == "INVALID_ARGUMENT_VALUE")
+        // Nothing was saved where clamping would have put it.
+        let clamped = time.microseconds
+        let window = (max(clamped - 86_400_000_000, Timestamp.minimumSeconds * 1_000_000),
+                      min(clamped + 86_400_000_000, Timestamp.maximumSeconds * 1_000_000 + 999_999))
+        let calendar = try await people.studio.getCalendar(.init(from: Timestamp(microseconds: window.0),
+                                                                 to: Timestamp(microseconds: window.1)), options: host.bearer)
+        #expect(!calendar.shoots.contains { $0.episodeID == episode.id })
+        let valid = Timestamp(seconds: 1_900_000_000)
+        for (from, to) in [(time, valid), (valid, time)] {
+            failure = await reason { _ = try await people.studio.getCalendar(.init(from: from, to: to), options: host.bearer) }
+            #expect(failure?.code == .invalidArgument)
+            #expect(failure?.reason == "INVALID_ARGUMENT_VALUE")
+        }
+        failure = await reason {
+            _ = try await people.dates.proposeDate(.init(matchID: UUID().uuidString.lowercased(), restaurantID: "hiden",
+                                                         scheduledAt: time), options: host.bearer)
+        }
+        #expect(failure?.code == .invalidArgument)
+        #expect(failure?.reason == "INVALID_ARGUMENT_VALUE")
+    }
+
     @Test func checklist_turnsGreenItemByItem_fromTheData() async throws {
         let people = try await ProductionPeople.make()
         defer { people.close() }
@@ -104,7 +141,8 @@ struct StudioTests {
             _ = try await people.studio.updateChecklist(.init(episodeID: episode.id, updateMask: ["restaurant_confirmed"],
                                                               restaurantConfirmed: true), options: host.bearer)
         }
-        #expect(failure?.code == .invalidArgument, "no restaurant to confirm yet")
+        #expect(failure?.code == .failedPrecondition, "no restaurant to confirm yet")
+        #expect(failure?.reason == "SHOOT_NOT_SCHEDULED")
         _ = try await people.studio.scheduleShoot(.init(episodeID: episode.id, restaurantID: "versailles",
                                                         startsAt: Timestamp(microseconds: Self.slot()), durationMinutes: 90),
                                                   options: host.bearer)

@@ -28,6 +28,58 @@ import Wire
         }
     }
 
+    /// A message of any length reaches the client cut to 1 KiB of UTF-8 at a character boundary,
+    /// marked; whole, a 1 MiB one made trailers no client takes.
+    @Test(arguments: [2_000, 1 << 20])
+    func anOversizedMessage_reachesClient_cutAtACharacter(length: Int) async throws {
+        let message = String(repeating: "näive ☺ ", count: length / 8)
+        try await withServer { _, client in
+            let error = await rpcError {
+                _ = try await client.unary(path: EchoService.path("Fail"), request: TestMessage(text: message, number: 3),
+                                           as: TestMessage.self, options: CallOptions(timeout: .seconds(10)))
+            }
+            #expect(error?.code == .invalidArgument)
+            let received = error?.message ?? ""
+            #expect(received.utf8.count <= RPCError.maximumMessageBytes)
+            #expect(received.hasSuffix(RPCError.truncationMarker))
+            #expect(message.hasPrefix(received.dropLast(RPCError.truncationMarker.count)))
+            #expect(error?.reason == "TEST_REASON")
+        }
+    }
+
+    /// A status whose header block nghttp2 cannot send (here a 100 KB trailer a handler set) resets
+    /// the stream: the client hears INTERNAL at once instead of nothing, even past its deadline.
+    @Test func aTrailerTooLargeToSend_resetsTheStream() async throws {
+        try await withServer { _, client in
+            let started = ContinuousClock.now
+            let error = await rpcError {
+                _ = try await client.unary(path: EchoService.path("HugeTrailer"), request: TestMessage(number: 100_000),
+                                           as: TestMessage.self, options: CallOptions(timeout: .seconds(10)))
+            }
+            #expect(error?.code == .internal)
+            #expect(started.duration(to: .now) < .seconds(5))
+            let fine = try await client.unary(path: EchoService.path("HugeTrailer"), request: TestMessage(number: 1_000),
+                                              as: TestMessage.self, options: CallOptions(timeout: .seconds(10)))
+            #expect(fine.message.text == "ok")
+        }
+    }
+
+    @Test func bounded_cutsMessageAndErrorInfoMetadata_toTheirLimits() {
+        let long = String(repeating: "é", count: 5_000)
+        var details: [String: String] = [:]
+        for index in 0..<40 { details["key\(index)"] = long }
+        let status = RPCError(code: .invalidArgument, message: long, reason: "R", details: details).bounded
+        #expect(status.message.utf8.count <= RPCError.maximumMessageBytes)
+        #expect(status.message == String(repeating: "é", count: (1024 - RPCError.truncationMarker.utf8.count) / 2)
+                + RPCError.truncationMarker)
+        #expect(!status.details.isEmpty)
+        #expect(status.details.values.allSatisfy { $0.utf8.count <= RPCError.maximumDetailBytes && $0.hasSuffix(RPCError.truncationMarker) })
+        #expect(status.details.reduce(0) { $0 + $1.key.utf8.count + $1.value.utf8.count } <= RPCError.maximumDetailsBytes)
+        #expect((status.statusDetailsBytes()?.count ?? .max) < 6 << 10, "base64 stays under 8 KiB")
+        let short = RPCError(code: .notFound, message: "no such thing", reason: "R", details: ["a": "b"])
+        #expect(short.bounded == short)
+    }
+
     @Test func thrownNonRPCError_becomesInternal_withoutItsText() async throws {
         try await withServer { _, client in
             let error = await rpcError {

@@ -117,21 +117,38 @@ import TestSupport
     }
 
     @Test func watchEvents_negativeCursor_isInvalidArgument() async throws {
+        let status = try await Self.refusal(of: Events.WatchEventsRequest(afterCursor: -5))
+        #expect(status.code == .invalidArgument)
+        #expect(status.reason == "INVALID_CURSOR")
+    }
+
+    /// occurred_after outside google.protobuf.Timestamp's range is INVALID_CURSOR, not clamped.
+    @Test(arguments: [Timestamp(seconds: 1_700_000_000, nanos: -5), Timestamp(seconds: Timestamp.maximumSeconds + 1)])
+    func watchEvents_occurredAfterOutOfRange_isInvalidArgument(time: Timestamp) async throws {
+        var request = Events.WatchEventsRequest()
+        request.occurredAfter = time
+        let status = try await Self.refusal(of: request)
+        #expect(status.code == .invalidArgument)
+        #expect(status.reason == "INVALID_CURSOR")
+    }
+
+    /// How a producer of its own refuses WatchEvents `request` (within a deadline: a stream that
+    /// accepted it would stay open, waiting for events).
+    static func refusal(of request: Events.WatchEventsRequest) async throws -> RPCError {
         let pool = try await TestDatabase.makePool()
         defer { pool.close() }
         let producer = try await Producer(outbox: try await Self.makeOutbox(pool: pool), pool: pool)
         let client = RPCClient(host: "127.0.0.1", port: producer.server.port)
         let stream = try await client.serverStreaming(path: "/\(EventStreamClient.serviceName)/WatchEvents",
-                                                      request: Events.WatchEventsRequest(afterCursor: -5), as: Events.Event.self,
-                                                      options: Self.watch)
+                                                      request: request, as: Events.Event.self,
+                                                      options: .service(consumerCredential, timeout: .seconds(5)))
         await #expect(throws: RPCError.self) {
             for try await _ in stream {}
         }
         let status = await stream.status()
-        #expect(status.code == .invalidArgument)
-        #expect(status.reason == "INVALID_CURSOR")
         await producer.stop()
         client.close()
+        return status
     }
 
     /// The final status of a WatchEvents call made with `options`; records an issue if any

@@ -63,12 +63,9 @@ struct DevicesInternalService: DevicesInternalProvider {
         return Devices.MarkPushTokenInactiveResponse(deactivated: deactivated)
     }
 
-    /// A provider's timestamp as a date: within years 1–9999 with valid nanos, as
-    /// google.protobuf.Timestamp requires.
+    /// A provider's timestamp as a date: a valid google.protobuf.Timestamp (`Timestamp.isValid`).
     private static func date(_ timestamp: Timestamp) throws(DeviceError) -> Date {
-        guard (Timestamp.minimumSeconds...Timestamp.maximumSeconds).contains(timestamp.seconds), (0..<1_000_000_000).contains(timestamp.nanos) else {
-            throw .invalidTimestamp
-        }
+        guard timestamp.isValid else { throw .invalidTimestamp }
         return Date(timeIntervalSince1970: Double(timestamp.seconds) + Double(timestamp.nanos) / 1_000_000_000)
     }
 }

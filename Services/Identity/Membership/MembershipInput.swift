@@ -11,12 +11,10 @@ enum MembershipInput {
     }
 
     /// An optional expiry: nil when unset; INVALID_ARGUMENT `INVALID_EXPIRY` unless after `now`
-    /// and representable (before year 10000).
+    /// and a valid google.protobuf.Timestamp (`Timestamp.isValid`).
     static func futureDate(_ timestamp: Timestamp?, now: Date = Date()) throws(MembershipError) -> Date? {
         guard let timestamp else { return nil }
-        guard (0..<1_000_000_000).contains(timestamp.nanos), timestamp.seconds <= Timestamp.maximumSeconds else {
-            throw .invalidExpiry
-        }
+        guard timestamp.isValid else { throw .invalidExpiry }
         let date = Date(timeIntervalSince1970: Double(timestamp.seconds) + Double(timestamp.nanos) / 1e9)
         guard date > now else { throw .invalidExpiry }
         return date

@@ -23,7 +23,7 @@ struct MomentoEventsService: MomentoEventsProvider {
         let title = request.title.trimmingCharacters(in: .whitespacesAndNewlines)
         guard (1...100).contains(title.count) else { throw MediaError.invalidTitle }
         let now = Int64(Date().timeIntervalSince1970 * 1_000_000)
-        guard let release = request.releaseAt?.microseconds, release > now, release <= now + 366 * 86_400 * 1_000_000 else {
+        guard let release = request.releaseAt?.validMicroseconds, release > now, release <= now + 366 * 86_400 * 1_000_000 else {
             throw MediaError.invalidReleaseTime
         }
         let limit = request.maxPhotosPerMember == 0 ? 5 : request.maxPhotosPerMember

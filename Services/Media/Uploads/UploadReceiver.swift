@@ -27,10 +27,10 @@ struct UploadReceiver: Sendable {
         }
         guard let upload else { throw MediaError.uploadNotFound }
         if let blobID = upload.blobID {
-            // A retry of a stream whose answer was lost: the blob it made.
             guard let blob = try await pool.withConnection({ try await BlobStore.blob(blobID, on: $0) }) else {
                 throw MediaError.uploadNotFound
             }
+            try await checkRetry(of: upload, sha256: blob.sha256, first: first, rest: &iterator)
             return blob.message
         }
         guard try await pool.withConnection({ try await BlobStore.lease(id, seconds: Self.leaseSeconds, on: $0) }) else {
@@ -117,6 +117,28 @@ struct UploadReceiver: Sendable {
             if blob.kind == .photo { try await RenditionStore.request(sha256, contentType: blob.contentType, on: connection) }
             return blob
         }
+    }
+
+    /// A stream to an upload that is already a blob changes nothing: only a retry of a stream
+    /// whose answer was lost — the blob's own bytes from an offset to its end, or no bytes at
+    /// offset = size — gets the blob again. Bytes past the size are TOO_LARGE; other bytes, or a
+    /// stream that stops short, UPLOAD_COMPLETE.
+    private func checkRetry(of upload: BlobStore.Upload, sha256: String, first: Media.UploadChunk,
+                            rest iterator: inout RequestStream<Media.UploadChunk>.AsyncIterator) async throws {
+        guard (0...upload.size).contains(first.offset) else { throw MediaError.uploadComplete(size: upload.size) }
+        var position = first.offset
+        var chunk: Media.UploadChunk? = first
+        while let current = chunk {
+            let data = current.data
+            if !data.isEmpty {
+                guard position + Int64(data.count) <= upload.size else { throw MediaError.tooLarge(limit: upload.size) }
+                let stored = try await storage.read(sha256: sha256, range: position..<(position + Int64(data.count)))
+                guard stored == data else { throw MediaError.uploadComplete(size: upload.size) }
+                position += Int64(data.count)
+            }
+            chunk = try await iterator.next()
+        }
+        guard position == upload.size else { throw MediaError.uploadComplete(size: upload.size) }
     }
 
     /// Runs clean-up to its end even when the call was cancelled (a dropped connection cancels

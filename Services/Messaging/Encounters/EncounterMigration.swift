@@ -1,3 +1,5 @@
+import Postgres
+
 /// Migration 8 of `messaging`: encounters (one row each, deadlines kept in the row and compared
 /// with the database's clock), the awards already written to the outbox (each once), and the
 /// seeded catalogue of Level-1 prompts.
@@ -73,4 +75,15 @@ enum EncounterMigration {
             (11, 1, 'in_person', 'Tell each other about a moment this year that changed your mind.'),
             (12, 1, 'in_person', 'What is one thing you would like to be asked more often?');
         """
+
+    /// Migration 17: whether the `meaningful` step went out, so that the sweep or the first call
+    /// after the interaction turns meaningful by the clock tells both sides, once. Encounters past
+    /// the chat (or back in it after a Convergence) were meaningful long ago: nothing to tell.
+    static let meaningfulAnnounced = Migration(version: 17, name: "encounter meaningful step", sql: """
+        ALTER TABLE messaging.encounters ADD COLUMN meaningful_announced boolean NOT NULL DEFAULT false;
+        UPDATE messaging.encounters SET meaningful_announced = true WHERE stage > 2 OR outcome <> 0;
+        -- The sweep's candidates: chats that may turn meaningful by the clock.
+        CREATE INDEX encounters_awaiting_meaningful ON messaging.encounters (meaningful_at)
+            WHERE stage = 2 AND NOT meaningful_announced;
+        """)
 }

@@ -44,6 +44,8 @@ struct EncounterRow: Sendable {
     var starterResonance: Int16?
     var joinerResonance: Int16?
     var multiplierGranted: Bool
+    /// Whether the `meaningful` step went out.
+    var meaningfulAnnounced: Bool
     /// The database's clock in the transaction that read the row.
     let now: Int64
 
@@ -67,6 +69,11 @@ struct EncounterRow: Sendable {
         case .inPerson: inPersonEndsAt.map { now >= $0 } ?? false
         default: false
         }
+    }
+
+    /// Whether the interaction is meaningful now and no `meaningful` step said so yet.
+    func meaningfulUnannounced(minimumMessages: Int32) -> Bool {
+        stage == .chatting && !meaningfulAnnounced && isMeaningful(minimumMessages: minimumMessages)
     }
 
     /// Whether a Convergence may be proposed now.
@@ -132,7 +139,7 @@ struct EncounterStore: Sendable {
         joiner_arrived, \(UnixMicroseconds.sql("handshake_deadline")), starter_code, joiner_code, in_person_prompt,
         \(UnixMicroseconds.sql("in_person_ends_at")), starter_artifact, joiner_artifact, artifact,
         \(UnixMicroseconds.sql("resonance_opens_at")), starter_resonance, joiner_resonance, multiplier_granted,
-        \(UnixMicroseconds.sql("now()"))
+        meaningful_announced, \(UnixMicroseconds.sql("now()"))
         """
 
     /// Registers a new encounter started by `account`.
@@ -166,7 +173,7 @@ struct EncounterStore: Sendable {
             inPersonPrompt: try row.decode(20), inPersonEndsAt: try row.decode(21), starterArtifact: try row.decode(22),
             joinerArtifact: try row.decode(23), artifact: try row.decode(24), resonanceOpensAt: try row.decode(25),
             starterResonance: try row.decode(26), joinerResonance: try row.decode(27), multiplierGranted: try row.decode(28),
-            now: try row.decode(29))
+            meaningfulAnnounced: try row.decode(29), now: try row.decode(30))
     }
 
     /// Writes the row's state back (the caller holds its lock).
@@ -181,7 +188,8 @@ struct EncounterStore: Sendable {
                 handshake_deadline = to_timestamp($16::int8 / 1000000.0), starter_code = $17, joiner_code = $18,
                 in_person_prompt = $19, in_person_ends_at = to_timestamp($20::int8 / 1000000.0), starter_artifact = $21,
                 joiner_artifact = $22, artifact = $23, resonance_opens_at = to_timestamp($24::int8 / 1000000.0),
-                starter_resonance = $25, joiner_resonance = $26, multiplier_granted = $27, updated_at = now()
+                starter_resonance = $25, joiner_resonance = $26, multiplier_granted = $27, meaningful_announced = $28,
+                updated_at = now()
             WHERE id = $1
             """, [.uuid(row.id), .uuid(row.joiner), .int16(row.stage.rawValue), time(row.startedAt), .text(row.openingPrompt),
                   .int32(row.starterMessages), .int32(row.joinerMessages), time(row.meaningfulAt), .uuid(row.proposer),
@@ -190,7 +198,7 @@ struct EncounterStore: Sendable {
                   time(row.handshakeDeadline), .text(row.starterCode), .text(row.joinerCode), .text(row.inPersonPrompt),
                   time(row.inPersonEndsAt), .text(row.starterArtifact), .text(row.joinerArtifact), .text(row.artifact),
                   time(row.resonanceOpensAt), .int16(row.starterResonance), .int16(row.joinerResonance),
-                  .bool(row.multiplierGranted)])
+                  .bool(row.multiplierGranted), .bool(row.meaningfulAnnounced)])
     }
 
     /// A Level-1 prompt of `kind` (opening, reflection, in_person) from the catalogue, the same
@@ -231,10 +239,12 @@ struct EncounterStore: Sendable {
         }
     }
 
-    /// Resolves whatever deadline of `row` has passed by its clock: a Convergence not answered
-    /// in time (the proposer's reflection prompt and courage), a handshake window gone by, an
-    /// in-person timer run out (session completion for both).
+    /// Resolves whatever deadline of `row` has passed by its clock: a chat turned meaningful
+    /// (`announceMeaningful`), a Convergence not answered in time (the proposer's reflection
+    /// prompt and courage), a handshake window gone by, an in-person timer run out (session
+    /// completion for both).
     func settle(_ row: inout EncounterRow, _ effects: inout EncounterEffects, on connection: Connection) async throws {
+        defer { announceMeaningful(&row, &effects) }
         guard row.deadlinePassed else { return }
         switch row.stage {
         case .proposed:
@@ -258,6 +268,15 @@ struct EncounterStore: Sendable {
         }
     }
 
+    /// The `meaningful` step, once, when the chat has just become meaningful: by the clock
+    /// (`settle`, from the sweep or the first call after meaningful_at) or by the last message
+    /// a side reports (after the step).
+    func announceMeaningful(_ row: inout EncounterRow, _ effects: inout EncounterEffects) {
+        guard row.meaningfulUnannounced(minimumMessages: settings.minimumMessages) else { return }
+        row.meaningfulAnnounced = true
+        effects.steps.append("meaningful")
+    }
+
     /// Settles every encounter whose deadline has passed that no other transaction holds (other
     /// instances' sweeps and calls skip what this one locked, and find it settled after).
     func sweep(pool: PostgresPool, limit: Int = 100) async throws -> Int {
@@ -266,8 +285,10 @@ struct EncounterStore: Sendable {
                 SELECT id FROM messaging.encounters
                 WHERE (stage = 3 AND accept_deadline <= now()) OR (stage = 4 AND handshake_deadline <= now())
                    OR (stage = 5 AND in_person_ends_at <= now())
+                   OR (stage = 2 AND NOT meaningful_announced AND meaningful_at <= now()
+                       AND starter_messages >= $2 AND joiner_messages >= $2)
                 LIMIT $1 FOR UPDATE SKIP LOCKED
-                """, [.int(limit)])
+                """, [.int(limit), .int32(settings.minimumMessages)])
             for item in due {
                 let id: UUID = try item.decode(0)
                 let rows = try await connection.query("SELECT \(Self.columns) FROM messaging.encounters WHERE id = $1", [.uuid(id)])

@@ -54,7 +54,9 @@ struct EncountersService: EncountersProvider {
             try await store.load(id, app: app, lock: false, on: connection)
         }
         guard row.isParticipant(account) else { throw EncounterError.notAParticipant }
-        guard row.deadlinePassed else { return row.view(for: account, minimumMessages: settings.minimumMessages) }
+        guard row.deadlinePassed || row.meaningfulUnannounced(minimumMessages: settings.minimumMessages) else {
+            return row.view(for: account, minimumMessages: settings.minimumMessages)
+        }
         return try await step(request.encounterID, context) { _, _, _, _ in nil }
     }
 
@@ -252,6 +254,7 @@ struct EncountersService: EncountersProvider {
                 (row, effects) = settled
                 refusal = error
             }
+            store.announceMeaningful(&row, &effects)
             if !effects.steps.isEmpty || !effects.awards.isEmpty {
                 try await store.save(row, on: connection)
                 try await store.emit(effects, row: row, on: connection)

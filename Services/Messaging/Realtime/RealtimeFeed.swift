@@ -19,8 +19,8 @@ struct RealtimeFeed: Sendable {
     }
 
     /// `account`'s events with cursors in (`after`, `through`], oldest first, at most `limit`.
-    /// Everything at or below a cursor the hub has dispatched has committed, so this range is
-    /// complete.
+    /// Everything at or below a cursor the hub has dispatched, or at or below a settled cursor
+    /// (`resumableCursors`), has committed or never will, so such a range is complete.
     func events(for account: UUID, after: Int64, through: Int64, limit: Int,
                 on connection: Connection) async throws -> [Realtime.RealtimeEvent] {
         let rows = try await connection.query("""
@@ -37,13 +37,16 @@ struct RealtimeFeed: Sendable {
 
     /// The cursors a stream may resume after: from the highest one pruned (older events are
     /// gone) to below the first cursor of transactions not yet begun (`pg_snapshot_xmax`: no event
-    /// has a cursor at or above it yet, so such a cursor was never handed out).
-    func resumableCursors(on connection: Connection) async throws -> Range<Int64> {
+    /// has a cursor at or above it yet, so such a cursor was never handed out); and the last
+    /// settled cursor (below the outbox's horizon, `pg_snapshot_xmin`: every event at or below it
+    /// has committed or never will), which bounds a complete replay.
+    func resumableCursors(on connection: Connection) async throws -> (resumable: Range<Int64>, settled: Int64) {
         let row = try await connection.query("""
-            SELECT pruned_through, pg_snapshot_xmax(pg_current_snapshot())::text::bigint << \(Outbox.rankBits)
+            SELECT pruned_through, pg_snapshot_xmax(pg_current_snapshot())::text::bigint << \(Outbox.rankBits),
+                   (pg_snapshot_xmin(pg_current_snapshot())::text::bigint << \(Outbox.rankBits)) - 1
             FROM messaging.realtime_retention WHERE id = 1
             """)[0]
-        return try row.decode(0)..<row.decode(1)
+        return (try row.decode(0)..<row.decode(1), try row.decode(2))
     }
 
     /// Deletes events older than `retention`, at most `batch` at a time, recording the highest

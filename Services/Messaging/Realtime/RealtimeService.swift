@@ -7,6 +7,10 @@ import RPC
 /// `rendezvous.messaging.v1.Realtime`: the caller's stream — what it missed after its cursor
 /// (from the outbox), then Ready, then live events from this instance's hub. Rules are
 /// documented in realtime.proto.
+///
+/// The replay reaches past the hub's position to every event settled when the call came
+/// (`RealtimeFeed.resumableCursors`): the hub learns of commits a moment later (NOTIFY), and an
+/// event committed before a resume must come before Ready, every time, not live after it.
 struct RealtimeService: RealtimeProvider {
     let pool: PostgresPool
     let tiers: TierCatalog
@@ -43,21 +47,24 @@ struct RealtimeService: RealtimeProvider {
         }
         defer { expiry?.cancel() }
         var last = request.afterCursor
+        // Everything up to here is replayed from the outbox, the rest comes from the hub (which
+        // hands this stream every event after its position, so the two overlap, never miss).
+        var through = subscription.position
         if last > 0 {
-            let resumable = try await pool.withConnection { try await feed.resumableCursors(on: $0) }
+            let (resumable, settled) = try await pool.withConnection { try await feed.resumableCursors(on: $0) }
             guard last < resumable.upperBound else { throw MessagingError.invalidCursor }
             guard last >= resumable.lowerBound else { throw MessagingError.cursorExpired }
-            while last < subscription.position {
-                let batch = try await pool.withConnection { [last] connection in
-                    try await feed.events(for: account, after: last, through: subscription.position, limit: replayBatch,
-                                          on: connection)
+            through = max(through, settled)
+            while last < through {
+                let batch = try await pool.withConnection { [last, through] connection in
+                    try await feed.events(for: account, after: last, through: through, limit: replayBatch, on: connection)
                 }
                 for event in batch where shown(event) { try await writer.write(event) }
                 guard let end = batch.last?.cursor, batch.count == replayBatch else { break }
                 last = end
             }
         }
-        last = max(last, subscription.position)
+        last = max(last, through)
         var ready = Realtime.RealtimeEvent()
         ready.event = .ready(Realtime.Ready(cursor: last))
         try await writer.write(ready)

@@ -38,7 +38,7 @@ enum ConsentStore {
         let earlier = try await connection.query(
             "SELECT 1 FROM production.consent_text_versions WHERE app = $1 AND version_hash = $2", [.text(app), .text(hash)])
         guard earlier.isEmpty else {
-            throw ProductionError.invalid("this text was an earlier version; a superseded text does not return")
+            throw ProductionError.consentTextSuperseded
         }
         try await connection.query("""
             UPDATE production.consent_text_versions SET superseded_at = now() WHERE app = $1 AND superseded_at IS NULL

@@ -15,7 +15,8 @@ struct DatesService: DatesProvider {
         let caller = try ProductionCaller(context, settings: settings)
         let matchID = try RequestID.parse(request.matchID, field: "match_id")
         let now = Int64(Date().timeIntervalSince1970 * 1_000_000)
-        guard let at = request.scheduledAt?.microseconds, at > now, at <= now + 366 * 86_400 * 1_000_000 else {
+        let at = try RequestTime.microseconds(request.scheduledAt, field: "scheduled_at")
+        guard at > now, at <= now + 366 * 86_400 * 1_000_000 else {
             throw ProductionError.invalid("scheduled_at must be in the future, at most a year ahead")
         }
         return try await pool.withTransaction { connection in
@@ -35,7 +36,7 @@ struct DatesService: DatesProvider {
     func confirmDate(_ request: Production.DateRequest, context: ServerCallContext) async throws -> Production.Date {
         try await move(request, context: context, to: .confirmed, from: [.proposed]) { date, caller in
             guard date.proposedBy != caller.lowercased else {
-                throw ProductionError.invalid("the other person of the match confirms the date")
+                throw ProductionError.cannotConfirmOwnDate
             }
         }
     }

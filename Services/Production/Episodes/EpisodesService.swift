@@ -157,8 +157,8 @@ struct EpisodesService: EpisodesProvider {
         let known: Set = ["title", "sponsor", "hook_seconds", "conflict_seconds", "resolution_seconds", "view_count",
                           "like_count", "comment_count"]
         guard !fields.isEmpty else { throw ProductionError.invalid("update_mask names no field") }
-        if let unknown = fields.subtracting(known).sorted().first {
-            throw ProductionError.invalid("update_mask: \(unknown) cannot be updated here")
+        guard fields.isSubset(of: known) else {
+            throw ProductionError.invalid("update_mask names a field that cannot be updated here: it may name \(known.sorted().joined(separator: ", "))")
         }
         let values = request.episode ?? Production.Episode()
         if fields.contains("title") {

@@ -30,7 +30,7 @@ struct StudioService: StudioProvider {
         let caller = try ProductionCaller(context, settings: settings)
         try caller.requireProducer()
         let episodeID = try RequestID.parse(request.episodeID, field: "episode_id")
-        guard let start = request.startsAt?.microseconds else { throw ProductionError.invalid("starts_at is required") }
+        let start = try RequestTime.microseconds(request.startsAt, field: "starts_at")
         guard (15...720).contains(request.durationMinutes) else { throw ProductionError.invalid("duration_minutes must be 15-720") }
         return try await pool.withTransaction { connection in
             try await StudioStore.lockCalendar(app: caller.app, on: connection)
@@ -55,9 +55,9 @@ struct StudioService: StudioProvider {
     func getCalendar(_ request: Production.GetCalendarRequest, context: ServerCallContext) async throws -> Production.Calendar {
         let caller = try ProductionCaller(context, settings: settings)
         try caller.requireProducer()
-        guard let from = request.from?.microseconds, let to = request.to?.microseconds, from < to else {
-            throw ProductionError.invalid("from and to are required, from before to")
-        }
+        let from = try RequestTime.microseconds(request.from, field: "from")
+        let to = try RequestTime.microseconds(request.to, field: "to")
+        guard from < to else { throw ProductionError.invalid("from must be before to") }
         guard to - from <= 366 * 86_400 * 1_000_000 else { throw ProductionError.invalid("a calendar spans at most 366 days") }
         let shoots = try await pool.withConnection { connection in
             try await StudioStore.shoots(app: caller.app, from: from, to: to, on: connection)
@@ -93,7 +93,7 @@ struct StudioService: StudioProvider {
             if fields.contains("restaurant_confirmed"), request.restaurantConfirmed {
                 let shoots = try await connection.query("SELECT restaurant_id FROM production.episodes WHERE id = $1", [.uuid(episodeID)])
                 guard try shoots.first?.decode(0, as: String?.self) != nil else {
-                    throw ProductionError.invalid("schedule the shoot at a restaurant before confirming it")
+                    throw ProductionError.shootNotScheduled
                 }
             }
             try await StudioStore.setFlags(episodeID, restaurantConfirmed: fields.contains("restaurant_confirmed") ? request.restaurantConfirmed : nil,

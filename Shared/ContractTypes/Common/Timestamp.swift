@@ -29,6 +29,16 @@ public struct Timestamp: ProtoMessage, Hashable, Comparable {
     public static let minimumSeconds: Int64 = -62_135_596_800
     public static let maximumSeconds: Int64 = 253_402_300_799
 
+    /// Whether google.protobuf.Timestamp can hold this time: seconds from 0001-01-01T00:00:00Z to
+    /// 9999-12-31T23:59:59Z, nanos 0-999,999,999. Any int64 and int32 decode, so a server
+    /// refuses a client's time unless this holds (INVALID_ARGUMENT), rather than clamp it.
+    public var isValid: Bool {
+        (Self.minimumSeconds...Self.maximumSeconds).contains(seconds) && (0...999_999_999).contains(nanos)
+    }
+
+    /// `microseconds` of a valid time (`isValid`), nil for any other.
+    public var validMicroseconds: Int64? { isValid ? microseconds : nil }
+
     /// Microseconds since the epoch, the sub-microsecond part dropped (the inverse of
     /// `init(microseconds:)`). A time outside google.protobuf.Timestamp's range, which a client
     /// may send (any int64 decodes), is clamped to it: the product would overflow Int64 and

@@ -103,11 +103,13 @@ struct RPCDispatcher: HTTP2ServerStreamHandler {
             format: wire.format, contentType: wire.responseType, extraHeaders: cors.responseHeaders(origin: headers[first: "origin"]))
         if let encoding = headers[first: "grpc-encoding"], encoding != "identity", encoding != "gzip" {
             return RejectedStream.respondStatus(stream, framing, RPCError(
-                code: .unimplemented, message: "grpc-encoding \(encoding) is not supported", reason: "UNSUPPORTED_ENCODING"))
+                code: .unimplemented, message: "grpc-encoding \(RPCError.truncate(encoding, toUTF8Bytes: 100)) is not supported",
+                reason: "UNSUPPORTED_ENCODING"))
         }
         guard let route = router.route(for: path) else {
             return RejectedStream.respondStatus(stream, framing, RPCError(
-                code: .unimplemented, message: "method \(path) is not implemented", reason: "UNIMPLEMENTED"))
+                code: .unimplemented, message: "method \(RPCError.truncate(path, toUTF8Bytes: 200)) is not implemented",
+                reason: "UNIMPLEMENTED"))
         }
         var timeout: UInt64?
         if let text = headers[first: "grpc-timeout"] {

@@ -55,7 +55,11 @@ package struct EventStreamService: EventStreamProvider {
         }
         var cursor = request.afterCursor
         if let since = request.occurredAfter {
-            let start = try await pool.withConnection { try await outbox.cursor(before: since.microseconds, on: $0) }
+            guard let microseconds = since.validMicroseconds else {
+                throw RPCError(code: .invalidArgument, message: "occurred_after must be a time in years 1-9999 with nanos 0-999,999,999",
+                               reason: "INVALID_CURSOR")
+            }
+            let start = try await pool.withConnection { try await outbox.cursor(before: microseconds, on: $0) }
             cursor = max(cursor, start)
         }
         while !Task.isCancelled {

@@ -67,6 +67,12 @@ struct EchoService: RPCService {
                            reason: "TEST_REASON", domain: "test.rendezvous",
                            details: ["attempt": "3", "note": "näive ☺"])
         }
+        // Answers OK with a trailer of `number` bytes (past nghttp2's 64 KiB header block limit
+        // when large).
+        router.unary(serviceName, "HugeTrailer") { (request: TestMessage, context) -> TestMessage in
+            context.trailingMetadata.addString(String(repeating: "t", count: Int(request.number)), forKey: "x-huge")
+            return TestMessage(text: "ok")
+        }
         // text = the value an interceptor stored under "account".
         router.unary(serviceName, "Whoami") { (_: TestMessage, context) in
             TestMessage(text: context[value: "account"] ?? "")

@@ -18,7 +18,8 @@ public enum Events {
         public var types: [String] = []
         /// When set, start at the first event that occurred at or after this instant (if that is
         /// later than `after_cursor`): a consumer that keeps no cursor, such as an in-memory
-        /// revocation list, replays only the recent past.
+        /// revocation list, replays only the recent past. Outside google.protobuf.Timestamp's range
+        /// (years 1-9999, nanos 0-999,999,999): INVALID_ARGUMENT INVALID_CURSOR.
         ///
         /// `Timestamp occurred_after = 3;`
         public var occurredAfter: Timestamp?

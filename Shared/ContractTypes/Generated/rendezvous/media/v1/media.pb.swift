@@ -430,6 +430,8 @@ public enum Media {
         public static let wrongOffset = ErrorReason(rawValue: 10)
         /// The stream ended before the declared size (the bytes so far are kept for a resume).
         public static let incompleteUpload = ErrorReason(rawValue: 11)
+        /// An Upload to an upload that is complete, with bytes other than the blob's (ErrorInfo.metadata:
+        /// received_bytes, the size); GetUpload returns its blob.
         public static let uploadComplete = ErrorReason(rawValue: 12)
         public static let invalidBlobID = ErrorReason(rawValue: 13)
         public static let blobNotFound = ErrorReason(rawValue: 14)
@@ -638,7 +640,11 @@ package struct MediaClient: Sendable {
     }
 
     /// Streams an upload's bytes from an offset (the first message says which upload and where);
-    /// when the last byte is in and the content checks out, the blob exists and is returned.
+    /// when the last byte is in and the content checks out, the blob exists and is returned. A
+    /// complete upload takes no more bytes: a retry of a stream whose answer was lost (the blob's
+    /// own bytes from an offset to the end, or none at offset = size) returns its blob again; a
+    /// byte past the size is RESOURCE_EXHAUSTED TOO_LARGE; other bytes, or a stream that stops
+    /// short of the size, FAILED_PRECONDITION UPLOAD_COMPLETE.
     ///
     /// `/rendezvous.media.v1.Media/Upload`, client streaming.
     package func upload(

@@ -151,6 +151,9 @@ public enum Momento {
         ///
         /// `string title = 1;`
         public var title: String = ""
+        /// In the future, at most a year ahead, and within google.protobuf.Timestamp's range (nanos
+        /// 0-999,999,999): INVALID_ARGUMENT INVALID_RELEASE_TIME otherwise.
+        ///
         /// `Timestamp release_at = 2;`
         public var releaseAt: Timestamp?
         /// `bool is_private = 3;`

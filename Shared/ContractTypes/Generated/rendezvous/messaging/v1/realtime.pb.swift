@@ -148,7 +148,8 @@ public enum Realtime {
         }
     }
 
-    /// The replay (if any) is done; live events follow.
+    /// The replay (if any) is done: every event after after_cursor that was committed when the call
+    /// arrived has been sent. Live events follow.
     ///
     /// `rendezvous.messaging.v1.Ready`.
     public struct Ready: ProtoMessage, Hashable {
@@ -369,6 +370,9 @@ public enum Realtime {
     /// convergence_declined, convergence_timed_out, meetup_described, arrived, handshake_submitted,
     /// handshake_mismatch, handshake_verified, handshake_expired, in_person_completed,
     /// artifact_submitted, artifact_mismatch, artifact_saved, resonance_submitted, resolved.
+    /// meaningful comes once, as soon as the interaction is meaningful (encounters.proto): right
+    /// after the messages_reported that completes the counts, or, when the time comes last, when
+    /// meaningful_at passes (like every timed step, without any call).
     ///
     /// `rendezvous.messaging.v1.EncounterStep`.
     public struct EncounterStep: ProtoMessage, Hashable {

@@ -33,7 +33,8 @@ public enum Platform {
         public static let protocolError = ErrorReason(rawValue: 9)
         /// grpc.health.v1.Health: no such service.
         public static let serviceUnknown = ErrorReason(rawValue: 10)
-        /// rendezvous.events.v1.EventStream: after_cursor is negative.
+        /// rendezvous.events.v1.EventStream: after_cursor is negative, or occurred_after is outside
+        /// google.protobuf.Timestamp's range (years 1-9999, nanos 0-999,999,999).
         public static let invalidCursor = ErrorReason(rawValue: 11)
         /// The server is shutting down and ended a subscription (a watch, a realtime feed): call again,
         /// resuming where it left off; the next call reaches another instance.

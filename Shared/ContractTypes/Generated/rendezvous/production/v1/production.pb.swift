@@ -3771,6 +3771,12 @@ public enum Production {
         public static let alreadyReviewed = ErrorReason(rawValue: 31)
         public static let scriptFinal = ErrorReason(rawValue: 32)
         public static let scriptNotFound = ErrorReason(rawValue: 33)
+        /// The proposer of a date confirming it: the other person of the match confirms.
+        public static let cannotConfirmOwnDate = ErrorReason(rawValue: 34)
+        /// Publishing a consent text that was an earlier, superseded version: it does not return.
+        public static let consentTextSuperseded = ErrorReason(rawValue: 35)
+        /// Confirming the restaurant of an episode whose shoot is not scheduled at one yet.
+        public static let shootNotScheduled = ErrorReason(rawValue: 36)
 
         /// The reason as ErrorInfo.reason spells it; nil for a number this contract does not know.
         public var name: String? {
@@ -3808,6 +3814,9 @@ public enum Production {
             case 31: "ALREADY_REVIEWED"
             case 32: "SCRIPT_FINAL"
             case 33: "SCRIPT_NOT_FOUND"
+            case 34: "CANNOT_CONFIRM_OWN_DATE"
+            case 35: "CONSENT_TEXT_SUPERSEDED"
+            case 36: "SHOOT_NOT_SCHEDULED"
             default: nil
             }
         }
@@ -3848,6 +3857,9 @@ public enum Production {
             case 31: .failedPrecondition
             case 32: .failedPrecondition
             case 33: .notFound
+            case 34: .failedPrecondition
+            case 35: .failedPrecondition
+            case 36: .failedPrecondition
             default: .unknown
             }
         }
@@ -3888,6 +3900,9 @@ public enum Production {
             case "ALREADY_REVIEWED": self = .alreadyReviewed
             case "SCRIPT_FINAL": self = .scriptFinal
             case "SCRIPT_NOT_FOUND": self = .scriptNotFound
+            case "CANNOT_CONFIRM_OWN_DATE": self = .cannotConfirmOwnDate
+            case "CONSENT_TEXT_SUPERSEDED": self = .consentTextSuperseded
+            case "SHOOT_NOT_SCHEDULED": self = .shootNotScheduled
             default: return nil
             }
         }
@@ -4047,7 +4062,8 @@ package struct ConsentClient: Sendable {
     }
 
     /// Producers: a new version becomes current (the previous one is superseded). Its hash is the
-    /// SHA-256 of the text; publishing the current text again returns it unchanged.
+    /// SHA-256 of the text; publishing the current text again returns it unchanged, and an earlier
+    /// (superseded) text is FAILED_PRECONDITION CONSENT_TEXT_SUPERSEDED.
     ///
     /// `/rendezvous.production.v1.Consent/PublishConsentText`, unary.
     package func publishConsentText(_ request: Production.PublishConsentTextRequest, options: CallOptions = CallOptions()) async throws -> Production.ConsentTextVersion {
@@ -4171,7 +4187,8 @@ package struct StudioClient: Sendable {
         try await client.unary(path: "/rendezvous.production.v1.Studio/GetChecklist", request: request, options: options).message
     }
 
-    /// Producers: marks the restaurant confirmed or the equipment packed (or not).
+    /// Producers: marks the restaurant confirmed or the equipment packed (or not). Confirming the
+    /// restaurant before the shoot is scheduled at one is FAILED_PRECONDITION SHOOT_NOT_SCHEDULED.
     ///
     /// `/rendezvous.production.v1.Studio/UpdateChecklist`, unary.
     package func updateChecklist(_ request: Production.UpdateChecklistRequest, options: CallOptions = CallOptions()) async throws -> Production.Checklist {
@@ -4217,7 +4234,8 @@ package struct DatesClient: Sendable {
         try await client.unary(path: "/rendezvous.production.v1.Dates/ProposeDate", request: request, options: options).message
     }
 
-    /// The other person of the match (not the proposer) confirms.
+    /// The other person of the match confirms; the proposer cannot (FAILED_PRECONDITION
+    /// CANNOT_CONFIRM_OWN_DATE).
     ///
     /// `/rendezvous.production.v1.Dates/ConfirmDate`, unary.
     package func confirmDate(_ request: Production.DateRequest, options: CallOptions = CallOptions()) async throws -> Production.Date {

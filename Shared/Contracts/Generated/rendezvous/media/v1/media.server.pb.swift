@@ -13,7 +13,11 @@ package protocol MediaProvider: RPCService {
     func createUpload(_ request: Media.CreateUploadRequest, context: ServerCallContext) async throws -> Media.UploadStatus
 
     /// Streams an upload's bytes from an offset (the first message says which upload and where);
-    /// when the last byte is in and the content checks out, the blob exists and is returned.
+    /// when the last byte is in and the content checks out, the blob exists and is returned. A
+    /// complete upload takes no more bytes: a retry of a stream whose answer was lost (the blob's
+    /// own bytes from an offset to the end, or none at offset = size) returns its blob again; a
+    /// byte past the size is RESOURCE_EXHAUSTED TOO_LARGE; other bytes, or a stream that stops
+    /// short of the size, FAILED_PRECONDITION UPLOAD_COMPLETE.
     ///
     /// `/rendezvous.media.v1.Media/Upload`, client streaming.
     func upload(_ requests: RequestStream<Media.UploadChunk>, context: ServerCallContext) async throws -> Media.Blob

@@ -172,7 +172,8 @@ package protocol ConsentProvider: RPCService {
     func getCurrentConsentText(_ request: Production.GetCurrentConsentTextRequest, context: ServerCallContext) async throws -> Production.ConsentTextVersion
 
     /// Producers: a new version becomes current (the previous one is superseded). Its hash is the
-    /// SHA-256 of the text; publishing the current text again returns it unchanged.
+    /// SHA-256 of the text; publishing the current text again returns it unchanged, and an earlier
+    /// (superseded) text is FAILED_PRECONDITION CONSENT_TEXT_SUPERSEDED.
     ///
     /// `/rendezvous.production.v1.Consent/PublishConsentText`, unary.
     func publishConsentText(_ request: Production.PublishConsentTextRequest, context: ServerCallContext) async throws -> Production.ConsentTextVersion
@@ -307,7 +308,8 @@ package protocol StudioProvider: RPCService {
     /// `/rendezvous.production.v1.Studio/GetChecklist`, unary.
     func getChecklist(_ request: Production.GetChecklistRequest, context: ServerCallContext) async throws -> Production.Checklist
 
-    /// Producers: marks the restaurant confirmed or the equipment packed (or not).
+    /// Producers: marks the restaurant confirmed or the equipment packed (or not). Confirming the
+    /// restaurant before the shoot is scheduled at one is FAILED_PRECONDITION SHOOT_NOT_SCHEDULED.
     ///
     /// `/rendezvous.production.v1.Studio/UpdateChecklist`, unary.
     func updateChecklist(_ request: Production.UpdateChecklistRequest, context: ServerCallContext) async throws -> Production.Checklist
@@ -371,7 +373,8 @@ package protocol DatesProvider: RPCService {
     /// `/rendezvous.production.v1.Dates/ProposeDate`, unary.
     func proposeDate(_ request: Production.ProposeDateRequest, context: ServerCallContext) async throws -> Production.Date
 
-    /// The other person of the match (not the proposer) confirms.
+    /// The other person of the match confirms; the proposer cannot (FAILED_PRECONDITION
+    /// CANNOT_CONFIRM_OWN_DATE).
     ///
     /// `/rendezvous.production.v1.Dates/ConfirmDate`, unary.
     func confirmDate(_ request: Production.DateRequest, context: ServerCallContext) async throws -> Production.Date
