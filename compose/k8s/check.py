@@ -25,6 +25,7 @@ Exit 0 when all pass, 1 when any fails, 2 when a tool is missing (kubectl, kuber
 import base64
 import concurrent.futures
 import ipaddress
+import json
 import os
 import re
 import subprocess
@@ -533,8 +534,16 @@ def main(argv):
     except ImportError:
         print("check.py: kubernetes-validate is not installed: pip install kubernetes-validate", file=sys.stderr)
         return 2
-    if subprocess.run(["kubectl", "version", "--client"], capture_output=True).returncode != 0:
+    version = subprocess.run(["kubectl", "version", "--client", "-o", "json"], capture_output=True, text=True)
+    if version.returncode != 0:
         print("check.py: kubectl is not installed", file=sys.stderr)
+        return 2
+    # The overlays use kustomize v4's `labels`, `replicas` and `patches`: kubectl 1.21 and later.
+    kustomize = json.loads(version.stdout).get("kustomizeVersion", "")
+    if not re.match(r"v([4-9]|\d\d)\.", kustomize):
+        print(f"check.py: kubectl's kustomize is {kustomize or 'older than v4'} (kubectl "
+              f"{json.loads(version.stdout).get('clientVersion', {}).get('gitVersion', '?')}); the overlays need "
+              "kustomize v4 or later, in kubectl 1.21 and later", file=sys.stderr)
         return 2
 
     with concurrent.futures.ThreadPoolExecutor(max_workers=2) as pool:
