@@ -6,10 +6,14 @@ import Synchronization
 final class Recorder: Sendable {
     /// Refusals the journeys ask for (their unhappy paths) or wait out (an event not yet
     /// followed, a stage not yet over): answers the users are meant to see, not errors.
+    /// NO_CONSENT_TEXT: FirstDate's journey asks for the current consent text and publishes one
+    /// when the app has none yet, as a host does on a new deployment: the first FirstDate journey
+    /// on a fresh database (make bench's own) meets it once.
     static let journeyReasons: Set<String> = [
         "REFERRAL_CODE_USED", "QUOTA_EXCEEDED", "CONVERSATION_CLOSED", "ADMIN_ONLY", "USER_NOT_FOUND", "CONVERSATION_NOT_FOUND",
         "OUT_OF_ORDER", "CONSENT_REQUIRED", "EPISODE_NOT_FOUND", "PRODUCER_ONLY", "SEASON_EXISTS", "SESSION_FULL",
         "NOT_MEANINGFUL_YET", "HANDSHAKE_CODE_MISMATCH", "IN_PERSON_NOT_OVER", "COOLDOWN_NOT_OVER", "EVENT_PHOTO_LIMIT_REACHED",
+        "NO_CONSENT_TEXT",
     ]
 
     private struct State {
