@@ -49,7 +49,8 @@ struct IdentityServer: Sendable {
                                                            publicMethods: IdentityService.publicMethods
                                                                .union(MembershipService.publicMethods).union(extraPublicMethods)
                                                                .union(serviceInterceptor.guardedMethods),
-                                                           revocations: revocations),
+                                                           revocations: revocations,
+                                                           openBeforeAdmission: Admission.openMethods),
                               serviceInterceptor: serviceInterceptor,
                               ring: ring, keyStore: keyStore)
     }

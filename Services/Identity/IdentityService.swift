@@ -27,7 +27,7 @@ struct IdentityService: IdentityProvider {
     var tokenRevocations: TokenRevocations {
         TokenRevocations(outbox: outbox, accessTokenLifetime: settings.accessTokenLifetime)
     }
-    private var issuer: TokenIssuer { TokenIssuer(ring: ring, accessTokenLifetime: settings.accessTokenLifetime) }
+    private var issuer: TokenIssuer { TokenIssuer(ring: ring, accessTokenLifetime: settings.accessTokenLifetime, apps: settings.apps) }
     var credentials: EmailCredentials {
         EmailCredentials(parameters: settings.passwordParameters, maxFailures: settings.maxFailedSignIns,
                          failureWindow: settings.failureWindow, lockoutDuration: settings.lockoutDuration)

@@ -15,6 +15,13 @@ struct MediaServer: Sendable {
     /// Applies identity's AccountDeleted.
     let purge: AccountPurge
 
+    /// What an account its app has not admitted (ÉLITE: waitlisted, rejected) may call: its
+    /// uploads and changes to its profile photos, so the committee can review its profile. The
+    /// reads that could show another member's photos are refused (NOT_ADMITTED).
+    static let openBeforeAdmission: Set<String> = Set(
+        ["CreateUpload", "Upload", "GetUpload"].map { "/\(MediaClient.serviceName)/\($0)" }
+            + ["AddPhoto", "RemovePhoto", "ReorderPhotos"].map { "/\(ProfilePhotosClient.serviceName)/\($0)" })
+
     init(pool: PostgresPool, settings: MediaSettings, identity: RPCClient, storage: any BlobStorage, signer: URLSigner,
          renditions: RenditionJob, outbox: Outbox, notifier: OutboxNotifier, accepted: ServiceCredentials,
          revocations: RevocationList?) {
@@ -25,7 +32,7 @@ struct MediaServer: Sendable {
                                            source: IdentitySigningKeySource(client: IdentityClient(client: identity)))
         let auth = AuthInterceptor(verifier: verifier,
                                    publicMethods: serviceInterceptor.guardedMethods.union(MomentoEventsService.publicMethods),
-                                   revocations: revocations)
+                                   revocations: revocations, openBeforeAdmission: Self.openBeforeAdmission)
         let photos = ProfilePhotosService(pool: pool, signer: signer, settings: settings)
         let momento = MomentoEventsService(pool: pool, store: EventStore(outbox: outbox), signer: signer, settings: settings,
                                           events: events)

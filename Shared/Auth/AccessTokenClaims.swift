@@ -25,7 +25,8 @@ package struct AccessTokenClaims: Sendable, Hashable {
     }
 
     /// The claims: `iss`, `aud` (the app), `sub`, `app`, `role`, `tier`, `ms`, `sid`, `iat`,
-    /// `nbf` (= `iat`), `exp`, and `iat_ms` when set.
+    /// `nbf` (= `iat`), `exp`, `iat_ms` when set, and `adm` false when the app does not admit
+    /// the account (absent, as in tokens minted before the claim existed, means admitted).
     package var jwtClaims: JWTClaims {
         var claims: JWTClaims = [
             "iss": .string(Self.issuer),
@@ -41,6 +42,7 @@ package struct AccessTokenClaims: Sendable, Hashable {
             "exp": .integer(expiresAt),
         ]
         if let issuedAtMilliseconds { claims["iat_ms"] = .integer(issuedAtMilliseconds) }
+        if !account.admitted { claims["adm"] = .bool(false) }
         return claims
     }
 
@@ -50,7 +52,8 @@ package struct AccessTokenClaims: Sendable, Hashable {
               let issuedAt = claims.numericDate("iat"), let expiresAt = claims.numericDate("exp") else { return nil }
         self.account = AuthenticatedAccount(accountID: subject, app: app, role: claims.string("role") ?? "",
                                             tier: claims.string("tier") ?? "", membershipStatus: claims.string("ms") ?? "",
-                                            sessionID: claims.string("sid") ?? "")
+                                            sessionID: claims.string("sid") ?? "",
+                                            admitted: claims.bool("adm") ?? true)
         self.issuedAt = issuedAt
         self.expiresAt = expiresAt
         // Only an `iat_ms` within the second `iat` names counts; otherwise the coarser `iat`.

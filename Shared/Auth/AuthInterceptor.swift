@@ -1,3 +1,4 @@
+import Contracts
 import Foundation
 package import RPC
 
@@ -6,19 +7,27 @@ package import RPC
 ///
 /// A token that verifies is then checked against `revocations`: one of a revoked session is
 /// refused with TOKEN_REVOKED, one issued before its account's claims changed with TOKEN_STALE.
+/// Then the app's admission: an account its app does not admit yet (the token's `adm` claim,
+/// identity's decision from the app's policy) is refused PERMISSION_DENIED NOT_ADMITTED on
+/// every method but `openBeforeAdmission`.
 package struct AuthInterceptor: ServerInterceptor {
     package let verifier: AccessTokenVerifier
     /// Sessions and accounts whose tokens are refused before they expire; nil checks none.
     package let revocations: RevocationList?
     /// Full paths (`/package.Service/Method`) callable without a token.
     package let publicMethods: Set<String>
+    /// Full paths an account its app has not admitted may call: what it needs to get admitted
+    /// (its account, own profile, referral redemption…). Empty: such an account may call nothing.
+    package let openBeforeAdmission: Set<String>
     /// Path prefixes callable without a token: health checks.
     package static let publicPrefixes = ["/grpc.health.v1.Health/"]
 
-    package init(verifier: AccessTokenVerifier, publicMethods: Set<String>, revocations: RevocationList? = nil) {
+    package init(verifier: AccessTokenVerifier, publicMethods: Set<String>, revocations: RevocationList? = nil,
+                 openBeforeAdmission: Set<String> = []) {
         self.verifier = verifier
         self.publicMethods = publicMethods
         self.revocations = revocations
+        self.openBeforeAdmission = openBeforeAdmission
     }
 
     package func intercept(_ context: ServerCallContext, next: () async throws -> Void) async throws {
@@ -32,6 +41,10 @@ package struct AuthInterceptor: ServerInterceptor {
         case .valid: break
         case .revoked: throw AuthFailure(.revoked)
         case .stale: throw AuthFailure(.stale)
+        }
+        guard account.admitted || openBeforeAdmission.contains(context.path) else {
+            throw RPCError(Platform.ErrorReason.notAdmitted,
+                           message: "not admitted yet: this needs a member the app has admitted")
         }
         context.account = account
         try await next()

@@ -17,9 +17,14 @@ package struct AuthenticatedAccount: Sendable, Hashable {
     /// When the token was issued, in Unix milliseconds (its `iat_ms` claim, else `iat`); 0 when
     /// unknown. `RevocationList` compares it with the account's last change of claims.
     package var issuedAtMilliseconds: Int64
+    /// Whether the account's app admits it (the token's `adm` claim; true when absent): false
+    /// for a waitlisted or rejected account of an app whose policy keeps members out until they
+    /// are admitted. `AuthInterceptor` refuses such an account all but the methods it needs to
+    /// get admitted.
+    package var admitted: Bool
 
     package init(accountID: String, app: String, role: String, tier: String, membershipStatus: String, sessionID: String,
-                 issuedAtMilliseconds: Int64 = 0) {
+                 issuedAtMilliseconds: Int64 = 0, admitted: Bool = true) {
         self.accountID = accountID
         self.app = app
         self.role = role
@@ -27,6 +32,7 @@ package struct AuthenticatedAccount: Sendable, Hashable {
         self.membershipStatus = membershipStatus
         self.sessionID = sessionID
         self.issuedAtMilliseconds = issuedAtMilliseconds
+        self.admitted = admitted
     }
 }
 
@@ -38,6 +44,7 @@ extension ServerCallContext {
         static let tier = "auth.tier"
         static let membershipStatus = "auth.membership_status"
         static let sessionID = "auth.session_id"
+        static let notAdmitted = "auth.not_admitted"
     }
 
     /// The caller, when an `AuthInterceptor` verified its access token.
@@ -47,7 +54,8 @@ extension ServerCallContext {
             return AuthenticatedAccount(accountID: accountID, app: app, role: self[value: Key.role] ?? "",
                                         tier: self[value: Key.tier] ?? "",
                                         membershipStatus: self[value: Key.membershipStatus] ?? "",
-                                        sessionID: self[value: Key.sessionID] ?? "")
+                                        sessionID: self[value: Key.sessionID] ?? "",
+                                        admitted: self[value: Key.notAdmitted] == nil)
         }
         set {
             self[value: Key.accountID] = newValue?.accountID
@@ -56,6 +64,7 @@ extension ServerCallContext {
             self[value: Key.tier] = newValue?.tier
             self[value: Key.membershipStatus] = newValue?.membershipStatus
             self[value: Key.sessionID] = newValue?.sessionID
+            self[value: Key.notAdmitted] = newValue?.admitted == false ? "true" : nil
         }
     }
 

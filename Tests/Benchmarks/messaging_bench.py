@@ -78,10 +78,14 @@ async def run_calls(grpc, identity_port, ports):
             app="elite", email=f"callbench-{uuid.uuid4().hex}@example.com", password="correct horse battery staple",
             device_name="bench")) for _ in range(2 * count)])
         callers = sessions[0::2]
-        psql("UPDATE identity.accounts SET tier = 'black' WHERE id IN (%s);"
+        # Admitted to ÉLITE (as the committee would), callers on BLACK; refreshed tokens say so.
+        psql("UPDATE identity.accounts SET membership_status = 'active' WHERE id IN (%s);"
+             % ",".join(f"'{s.account.id}'" for s in sessions)
+             + "UPDATE identity.accounts SET tier = 'black' WHERE id IN (%s);"
              % ",".join(f"'{s.account.id}'" for s in callers))
-        callers = await asyncio.gather(*[accounts.RefreshSession(identity_pb2.RefreshSessionRequest(
-            refresh_token=s.refresh_token)) for s in callers])
+        sessions = await asyncio.gather(*[accounts.RefreshSession(identity_pb2.RefreshSessionRequest(
+            refresh_token=s.refresh_token)) for s in sessions])
+        callers = sessions[0::2]
     callees = sessions[1::2]
     pairs = [(a, b, str(uuid.uuid4())) for a, b in zip(callers, callees)]
     values = ",".join(f"('{c}', 'elite', now(), now())" for _, _, c in pairs)

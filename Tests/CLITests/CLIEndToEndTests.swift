@@ -70,7 +70,12 @@ import Testing
             // A profile photo, for an ÉLITE member on the same edge.
             let member = CLIRunner.make(port: edge.port, app: "elite")
             let email = "\(TestDatabase.uniqueName("cli"))@example.com"
-            #expect(try await member.run(["sign-in", "email", email, "--sign-up", "--password", "correct horse battery staple"]).status == 0)
+            let signedUp = try await member.run(["sign-in", "email", email, "--sign-up", "--password", "correct horse battery staple",
+                                                 "--json"])
+            #expect(signedUp.status == 0)
+            // Admitted (as the committee would), then signed in again for a token that says so.
+            try await TestAdmission.admit(try #require(try signedUp.json()["id"] as? String))
+            #expect(try await member.run(["sign-in", "email", email, "--password", "correct horse battery staple"]).status == 0)
             let profilePhoto = try await member.run(["photo", "upload", photo, "--json"])
             #expect(profilePhoto.status == 0, "\(profilePhoto.stderr)")
             let blobID = try #require(try profilePhoto.json()["blob_id"] as? String)

@@ -17,12 +17,16 @@ import Testing
         }
     }
 
-    /// A signed-up ÉLITE member with an active profile, through the CLI.
+    /// A signed-up ÉLITE member, admitted (`TestAdmission`, then signed in again for a token that
+    /// says so), with an active profile, through the CLI.
     static func member(_ port: Int, name: String) async throws -> (CLIRunner, String) {
         let cli = CLIRunner.make(port: port, app: "elite")
         let email = "\(TestDatabase.uniqueName("cli"))@example.com"
         let signedUp = try await cli.run(["sign-in", "email", email, "--sign-up", "--password", password, "--json"])
         try #require(signedUp.status == 0, "\(signedUp.stderr)")
+        try await TestAdmission.admit(try #require(try signedUp.json()["id"] as? String))
+        let signedIn = try await cli.run(["sign-in", "email", email, "--password", password])
+        try #require(signedIn.status == 0, "\(signedIn.stderr)")
         let profile = try await cli.run(["profile", "set", "--display-name", name, "--bio", "hello", "--active", "true", "--json"])
         try #require(profile.status == 0, "\(profile.stderr)")
         #expect(try profile.json()["display_name"] as? String == name)

@@ -40,17 +40,22 @@ struct DiscoveryMembers: Sendable {
 
     /// A new person of `app` (an anonymous device account where the app offers one, else an
     /// email account) with a saved profile: `tags`, `location` (latitude, longitude), born
-    /// `age` years ago, `active`.
+    /// `age` years ago, `active`. In an invite-only app (ÉLITE) the account is admitted first
+    /// unless `admitted` is false (`TestAdmission`).
     func join(_ app: String, tags: [String] = [], location: (Double, Double)? = nil, age: Int32 = 30,
               gender: Profiles.Gender = .female, cuisines: [String] = [], active: Bool = true,
-              referralCode: String = "", neighborhood: String = "") async throws -> Member {
-        let session: Identity.AuthSession
+              referralCode: String = "", neighborhood: String = "", admitted: Bool = true) async throws -> Member {
+        var session: Identity.AuthSession
         if app == "elite" || app == "firstdate" {
             session = try await identity.signUpWithEmail(.init(app: app, email: "\(TestDatabase.uniqueName("disc"))@example.com",
                                                                password: "correct horse battery staple", deviceName: "tests",
                                                                referralCode: referralCode))
         } else {
             session = try await identity.signInAnonymously(.init(app: app, deviceName: "tests"))
+        }
+        if admitted, session.account?.membershipStatus == "waitlisted" {
+            try await TestAdmission.admit(try #require(session.account).id)
+            session = try await identity.refreshSession(.init(refreshToken: session.refreshToken))
         }
         let member = Member(id: try #require(session.account).id, app: app, token: session.accessToken,
                             refreshToken: session.refreshToken)

@@ -214,8 +214,8 @@ import Testing
     static func bodyLimitsAndMedia(_ edge: NginxEdge, media: [Int], admin: [Int]) async throws {
         let member = try client(edge, app: "elite", retryPolicy: .none)
         defer { member.close() }
-        _ = try await member.identity.signUpWithEmail("\(TestDatabase.uniqueName("edge"))@example.com",
-                                                      password: "correct horse battery staple")
+        _ = try await member.signUpAdmitted("\(TestDatabase.uniqueName("edge"))@example.com",
+                                            password: "correct horse battery staple")
         var fields = Profiles.ProfileFields()
         fields.bio = String(repeating: "a", count: 100_000)
         do {

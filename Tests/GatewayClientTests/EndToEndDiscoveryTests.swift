@@ -157,8 +157,8 @@ import Testing
             defer { clients.forEach { $0.close() } }
             var accounts: [Identity.Account] = []
             for client in clients {
-                accounts.append(try await client.identity.signUpWithEmail("\(TestDatabase.uniqueName("quota"))@example.com",
-                                                                          password: password))
+                accounts.append(try await client.signUpAdmitted("\(TestDatabase.uniqueName("quota"))@example.com",
+                                                                password: password))
                 var fields = Profiles.ProfileFields()
                 fields.bio = "hello"
                 fields.active = true

@@ -114,10 +114,10 @@ import Testing
         await stack.stop()
     }
 
-    /// An ÉLITE member with an active profile, signed up over gRPC-Web.
+    /// An ÉLITE member, admitted, with an active profile, signed up over gRPC-Web.
     static func member(_ edge: NginxEdge, email: String) async throws -> (GatewayClient, Identity.Account) {
         let client = try client(port: edge.http1Port, app: "elite")
-        let account = try await client.identity.signUpWithEmail(email, password: EndToEndUsers.password)
+        let account = try await client.signUpAdmitted(email, password: EndToEndUsers.password)
         var fields = Profiles.ProfileFields()
         fields.displayName = "Web \(account.id.prefix(4))"
         fields.bio = "hello"

@@ -105,8 +105,8 @@ import Testing
                 other.close()
             }
             let password = "correct horse battery staple"
-            let me = try await member.identity.signUpWithEmail("\(TestDatabase.uniqueName("photos"))@example.com", password: password)
-            _ = try await other.identity.signUpWithEmail("\(TestDatabase.uniqueName("photos"))@example.com", password: password)
+            let me = try await member.signUpAdmitted("\(TestDatabase.uniqueName("photos"))@example.com", password: password)
+            _ = try await other.signUpAdmitted("\(TestDatabase.uniqueName("photos"))@example.com", password: password)
             let seed = Int.random(in: 0..<1_000_000)
             var blobs: [Media.Blob] = []
             for index in 0..<7 {

@@ -17,11 +17,11 @@ import Testing
                           tokenStore: InMemoryTokenStore())
     }
 
-    /// An ÉLITE member with an active profile, signed up through the edge.
+    /// An ÉLITE member, admitted, with an active profile, signed up through the edge.
     static func member(_ edge: NginxEdge) async throws -> (GatewayClient, Identity.Account) {
         let client = try client(edge)
-        let account = try await client.identity.signUpWithEmail("\(TestDatabase.uniqueName("e2emsg"))@example.com",
-                                                               password: "correct horse battery staple")
+        let account = try await client.signUpAdmitted("\(TestDatabase.uniqueName("e2emsg"))@example.com",
+                                                      password: "correct horse battery staple")
         var fields = Profiles.ProfileFields()
         fields.displayName = "Member \(account.id.prefix(4))"
         fields.bio = "hello"

@@ -78,3 +78,16 @@ func expectFailure(_ error: GatewayError?, _ code: StatusCode, _ reason: String,
     #expect(error?.code == code, "code of \(String(describing: error))", sourceLocation: sourceLocation)
     #expect(error?.reason == reason, "reason of \(String(describing: error))", sourceLocation: sourceLocation)
 }
+
+extension GatewayClient {
+    /// Signs up by email and, in an invite-only app (ÉLITE), is admitted at once
+    /// (`TestAdmission`, standing in for the committee) with a refreshed session: a member for
+    /// suites whose subject is not admission.
+    func signUpAdmitted(_ email: String, password: String = EndToEndUsers.password) async throws -> Identity.Account {
+        let account = try await identity.signUpWithEmail(email, password: password)
+        guard account.membershipStatus == "waitlisted" else { return account }
+        try await TestAdmission.admit(account.id)
+        _ = try await identity.refreshSession()
+        return try await identity.getAccount()
+    }
+}

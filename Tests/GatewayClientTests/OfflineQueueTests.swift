@@ -17,8 +17,8 @@ import Testing
         let client = try GatewayClient(configuration: GatewayConfiguration(host: "127.0.0.1", port: edge.port, security: .plaintext,
                                                                            app: "elite", deviceName: name),
                                        tokenStore: store)
-        let account = try await client.identity.signUpWithEmail("\(TestDatabase.uniqueName("offline"))@example.com",
-                                                               password: "correct horse battery staple")
+        let account = try await client.signUpAdmitted("\(TestDatabase.uniqueName("offline"))@example.com",
+                                                      password: "correct horse battery staple")
         var fields = Profiles.ProfileFields()
         fields.displayName = name
         fields.active = true

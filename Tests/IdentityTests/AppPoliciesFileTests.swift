@@ -40,6 +40,17 @@ import Testing
         await harness.stop()
     }
 
+    @Test func membersOnlyUntilAdmitted_isEliteByDefault_andAKeyOfTheFile() throws {
+        #expect(try AppPolicies.standard.policy(for: "elite").membersOnlyUntilAdmitted)
+        #expect(try !AppPolicies.standard.policy(for: "firstdate").membersOnlyUntilAdmitted)
+        let json = #"{"apps": [{"id": "elite", "members_only_until_admitted": false}, {"id": "sparks", "members_only_until_admitted": true}]}"#
+        let apps = try AppPoliciesFile.apply(Array(json.utf8), onto: .standard)
+        #expect(try apps.policy(for: "elite").admits(membershipStatus: "waitlisted"))
+        let sparks = try apps.policy(for: "sparks")
+        #expect(sparks.admits(membershipStatus: "active"))
+        #expect(!sparks.admits(membershipStatus: "waitlisted") && !sparks.admits(membershipStatus: "rejected"))
+    }
+
     @Test(arguments: [
         (#"{"apps": [{"id": "sparks", "colour": "red"}]}"#, "unknown key colour"),
         (#"{"apps": [{"id": "sparks", "default_role": "host"}]}"#, "default_role host is not in roles"),

@@ -20,12 +20,17 @@ extension IdentityHarness {
     var profiles: ProfilesClient { ProfilesClient(client: rpc) }
     var safety: SafetyClient { SafetyClient(client: rpc) }
 
-    /// A new account of `app`: anonymous where the app allows it, else email and password.
-    func newUser(_ app: String) async throws -> TestUser {
+    /// A new account of `app`: anonymous where the app allows it, else email and password; in an
+    /// invite-only app (ÉLITE) admitted as the committee would, unless `admitted` is false.
+    func newUser(_ app: String, admitted: Bool = true) async throws -> TestUser {
         let policy = try AppPolicies.standard.policy(for: app)
-        let session = policy.allows(.anonymous)
+        var session = policy.allows(.anonymous)
             ? try await client.signInAnonymously(.init(app: app))
             : try await client.signUpWithEmail(.init(app: app, email: Self.uniqueEmail(), password: "correct horse battery"))
+        if admitted, session.account?.membershipStatus == MembershipStatus.waitlisted {
+            try await execute("UPDATE identity.accounts SET membership_status = 'active' WHERE id = $1", [.uuid(try Self.id(session))])
+            session = try await client.refreshSession(.init(refreshToken: session.refreshToken))
+        }
         let account = try #require(session.account)
         return TestUser(id: account.id, app: app, username: account.username, accessToken: session.accessToken)
     }

@@ -67,6 +67,27 @@ import Testing
         await harness.stop()
     }
 
+    /// An admin is an active member: a waitlisted ÉLITE account made admin leaves the waitlist
+    /// with a MembershipApproved (discovery's projection learns of its admission from it); an
+    /// active member made admin, or a waitlisted one given another role, emits none.
+    @Test func setRole_admin_ofAWaitlistedAccount_approvesItsMembership() async throws {
+        let harness = try await IdentityHarness.start()
+        let admin = try await harness.newUser("elite", role: "admin")
+        let waiting = try await harness.newUser("elite", admitted: false)
+        let other = try await harness.newUser("elite", admitted: false)
+        let member = try await harness.newUser("elite")
+        _ = try await harness.profiles.setRole(.init(accountID: waiting.id, role: "admin"), options: admin.options)
+        let approved = try Membership.MembershipApproved(serializedBytes: try #require(
+            try await harness.eventPayloads("MembershipApproved", aggregateID: waiting.id).last))
+        #expect(approved.accountID == waiting.id && approved.method == .committee && approved.approvedByAccountID == admin.id)
+        _ = try await harness.profiles.setRole(.init(accountID: member.id, role: "admin"), options: admin.options)
+        #expect(try await harness.eventCount("MembershipApproved", aggregateID: member.id) == 0)
+        let notAdmin = await rpcError { _ = try await harness.profiles.setRole(.init(accountID: other.id, role: "member"), options: admin.options) }
+        #expect(notAdmin == nil)
+        #expect(try await harness.eventCount("MembershipApproved", aggregateID: other.id) == 0)
+        await harness.stop()
+    }
+
     @Test func setRole_unhappyPaths() async throws {
         let harness = try await IdentityHarness.start()
         let admin = try await harness.newUser("firstdate", role: "admin")

@@ -33,7 +33,7 @@ package struct EliteJourney {
         let run = UUID().uuidString.prefix(8).lowercased()
         let (jazz, sailing) = ("jazz-\(run)", "sailing-\(run)")
         let photoIDs = try await profileWithPhotos(alice, tags: [jazz, sailing, "wine"], at: spot)
-        let others = try await nearbyMembers(tags: [[jazz, sailing], [jazz], [], [], [], []], at: spot, clients)
+        let others = try await nearbyMembers(tags: [[jazz, sailing], [jazz], [], [], [], []], at: spot, admittedBy: moderator, clients)
         try await rankedFeed(alice, others: others, photoIDs: photoIDs)
         let matchID = try await likesUntilTheQuota(alice, others: others, aliceToken: aliceToken)
         try await chatWithReceipts(alice, others[0], matchID: matchID, moderator: moderator, aliceToken: aliceToken)
@@ -79,12 +79,17 @@ package struct EliteJourney {
     }
 
     /// Members nearby with `tags` each; the first (Ben) shares two of her tags, the second one.
-    private func nearbyMembers(tags: [[String]], at spot: Profiles.GeoPoint, _ clients: Clients) async throws -> [Member] {
+    /// Each signed up without a code, so waited until the committee (the moderator) admitted
+    /// them: nobody uses ÉLITE before that.
+    private func nearbyMembers(tags: [[String]], at spot: Profiles.GeoPoint, admittedBy moderator: Member,
+                               _ clients: Clients) async throws -> [Member] {
         var others: [Member] = []
         for (index, tags) in tags.enumerated() {
             let client = try context.client("elite", in: clients)
             let account = try await client.identity.signUpWithEmail(JourneyContext.email("elite-m\(index)"),
                                                                     password: JourneyContext.password)
+            _ = try await moderator.client.membership.approveMember(accountID: account.id)
+            _ = try await client.identity.refreshSession()
             try await saveProfile(client, name: "Member \(index)", tags: tags, at: spot, photoIDs: [])
             others.append(Member(client: client, account: account))
         }

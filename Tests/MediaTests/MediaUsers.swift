@@ -36,14 +36,19 @@ struct MediaUsers: Sendable {
         media.client.close()
     }
 
-    /// A new account of `app` (anonymous where the app offers it, else email).
+    /// A new account of `app` (anonymous where the app offers it, else email), admitted in an
+    /// invite-only app (`TestAdmission`).
     func join(_ app: String) async throws -> User {
-        let session: Identity.AuthSession
+        var session: Identity.AuthSession
         if app == "elite" || app == "firstdate" {
             session = try await identity.signUpWithEmail(.init(app: app, email: "\(TestDatabase.uniqueName("media"))@example.com",
                                                                password: "correct horse battery staple", deviceName: "tests"))
         } else {
             session = try await identity.signInAnonymously(.init(app: app, deviceName: "tests"))
+        }
+        if session.account?.membershipStatus == "waitlisted" {
+            try await TestAdmission.admit(try #require(session.account).id)
+            session = try await identity.refreshSession(.init(refreshToken: session.refreshToken))
         }
         return User(id: try #require(session.account).id, app: app, token: session.accessToken, refreshToken: session.refreshToken)
     }

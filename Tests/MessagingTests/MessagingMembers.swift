@@ -44,14 +44,18 @@ struct MessagingMembers: Sendable {
     }
 
     /// A new person of `app` (anonymous where the app allows it, else by email) with an active
-    /// profile that discovery has seen.
+    /// profile that discovery has seen; admitted first in an invite-only app (`TestAdmission`).
     func join(_ app: String = "swivo", cuisines: [String] = []) async throws -> Member {
-        let session: Identity.AuthSession
+        var session: Identity.AuthSession
         if app == "elite" || app == "firstdate" {
             session = try await identity.signUpWithEmail(.init(app: app, email: "\(TestDatabase.uniqueName("msg"))@example.com",
                                                                password: "correct horse battery staple", deviceName: "tests"))
         } else {
             session = try await identity.signInAnonymously(.init(app: app, deviceName: "tests"))
+        }
+        if session.account?.membershipStatus == "waitlisted" {
+            try await TestAdmission.admit(try #require(session.account).id)
+            session = try await identity.refreshSession(.init(refreshToken: session.refreshToken))
         }
         let member = Member(id: try #require(session.account).id, app: app, token: session.accessToken,
                             refreshToken: session.refreshToken)

@@ -19,7 +19,7 @@ enum ConnectionStore {
         guard !others.isEmpty else { return [] }
         return try await connection.query("""
             SELECT p.account_id FROM discovery.profiles p
-            WHERE p.account_id = ANY($2::uuid[]) AND p.app = $3 AND p.active AND p.account_id <> $1
+            WHERE p.account_id = ANY($2::uuid[]) AND p.app = $3 AND p.active AND p.admitted AND p.account_id <> $1
               AND NOT EXISTS (SELECT 1 FROM discovery.blocks b
                               WHERE (b.blocker_id = $1 AND b.blocked_id = p.account_id)
                                  OR (b.blocker_id = p.account_id AND b.blocked_id = $1))

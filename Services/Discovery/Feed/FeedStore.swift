@@ -76,7 +76,7 @@ enum FeedStore {
                        p.photo_ids, p.verified, p.tier, \(MemberLocation.sql("p.location")) AS location, p.last_active_at,
                        p.listed_at, p.boosted_until
                 FROM discovery.profiles p
-                WHERE p.app = $2 AND p.active AND p.account_id <> $1
+                WHERE p.app = $2 AND p.active AND p.admitted AND p.account_id <> $1
                   AND p.listed_at <= 'epoch'::timestamptz + $3::int8 * interval '1 microsecond'
                   AND NOT EXISTS (SELECT 1 FROM discovery.swipes s WHERE s.swiper_id = $1 AND s.target_id = p.account_id)
                   AND NOT EXISTS (SELECT 1 FROM discovery.blocks b WHERE b.blocker_id = $1 AND b.blocked_id = p.account_id)

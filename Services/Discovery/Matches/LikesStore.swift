@@ -16,7 +16,7 @@ enum LikesStore {
     }
 
     private static let pending = """
-        FROM discovery.swipes s JOIN discovery.profiles p ON p.account_id = s.swiper_id AND p.active AND p.app = $2
+        FROM discovery.swipes s JOIN discovery.profiles p ON p.account_id = s.swiper_id AND p.active AND p.admitted AND p.app = $2
         WHERE s.target_id = $1 AND s.action >= 2
           AND NOT EXISTS (SELECT 1 FROM discovery.swipes back WHERE back.swiper_id = $1 AND back.target_id = s.swiper_id)
           AND NOT EXISTS (SELECT 1 FROM discovery.blocks b

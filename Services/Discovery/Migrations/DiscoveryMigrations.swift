@@ -79,7 +79,7 @@ enum DiscoveryMigrations {
                 """),
             Migration(version: 3, name: "event cursors", sql: EventConsumer.ddl(schema: "discovery")),
         ] + outbox.migrations(from: 4) + [outbox.occurredAtIndexMigration(version: 6), groupSessions, SessionCatalog.seed, recencyIndex, memberSettings, connections, instagram,
-                likeIDs]
+                likeIDs, admission]
     }
 
     /// Swivo's group sessions: categories and their options (seeded by `SessionCatalog`), sessions
@@ -182,5 +182,12 @@ enum DiscoveryMigrations {
     /// token held the liker's account id, which a tier that sees likes blurred must not learn.
     static let likeIDs = Migration(version: 13, name: "swipe ids", sql: """
         ALTER TABLE discovery.swipes ADD COLUMN id uuid NOT NULL DEFAULT gen_random_uuid();
+        """)
+
+    /// Whether the member's app admits them (identity's ProfileUpdated `not_admitted`,
+    /// MembershipApproved, MembershipRejected): one not admitted (ÉLITE: waitlisted, rejected)
+    /// is no one's card and no one's swipe target. Rows from before it count as admitted.
+    static let admission = Migration(version: 14, name: "admission", sql: """
+        ALTER TABLE discovery.profiles ADD COLUMN admitted boolean NOT NULL DEFAULT true;
         """)
 }

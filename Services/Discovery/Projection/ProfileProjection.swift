@@ -11,7 +11,7 @@ struct ProfileProjection: Sendable {
 
     /// The identity events discovery follows.
     static let eventTypes = ["ProfileUpdated", "TierChanged", "UserBlocked", "UserUnblocked", "UserReported", "AccountDeleted",
-                             "ReferralUsed"]
+                             "ReferralUsed", "MembershipApproved", "MembershipRejected"]
 
     func apply(_ event: Events.Event, on connection: Connection) async throws {
         switch event.type {
@@ -42,6 +42,17 @@ struct ProfileProjection: Sendable {
             _ = try await connection.execute("""
                 INSERT INTO discovery.reports (reporter_id, reported_id) VALUES ($1, $2) ON CONFLICT DO NOTHING
                 """, [.uuid(reporter), .uuid(reported)])
+        case "MembershipApproved", "MembershipRejected":
+            // Admission decides whether anyone sees the member (ÉLITE's committee, a referral);
+            // ProfileUpdated carries it too, for accounts that were never decided on.
+            let accountID = event.type == "MembershipApproved"
+                ? try Membership.MembershipApproved(serializedBytes: event.payload).accountID
+                : try Membership.MembershipRejected(serializedBytes: event.payload).accountID
+            guard let account = UUID(uuidString: accountID) else { return }
+            _ = try await connection.execute("""
+                INSERT INTO discovery.profiles (account_id, app, admitted) VALUES ($1, $2, $3)
+                ON CONFLICT (account_id) DO UPDATE SET admitted = EXCLUDED.admitted
+                """, [.uuid(account), .text(event.app), .bool(event.type == "MembershipApproved")])
         case "ReferralUsed":
             // A referral connects the two both ways (one row per direction keeps the mutual
             // count a single join).
@@ -58,7 +69,8 @@ struct ProfileProjection: Sendable {
         }
     }
 
-    /// ProfileUpdated carries the owner's full view: every field is replaced, the tier kept.
+    /// ProfileUpdated carries the owner's full view: every field is replaced (admission too), the
+    /// tier kept.
     private func upsert(_ profile: Profiles.Profile, on connection: Connection) async throws {
         guard let account = UUID(uuidString: profile.accountID) else { return }
         let birth = profile.birthDate.flatMap { date -> String? in
@@ -69,23 +81,23 @@ struct ProfileProjection: Sendable {
         _ = try await connection.execute("""
             INSERT INTO discovery.profiles (account_id, app, active, public_name, gender, birth_date, bio, title, tags,
                                             interests, cuisines, neighborhood, location, photo_ids, verified,
-                                            last_active_at, updated_at)
+                                            last_active_at, updated_at, admitted)
             VALUES ($1, $2, $3, $4, $5, $6::date, $7, $8, $9, $10, $11, $12,
                     CASE WHEN $13::float8 IS NULL THEN NULL
                          ELSE ST_SetSRID(ST_MakePoint($14::float8, $13::float8), 4326)::geography END,
-                    $15, $16, 'epoch'::timestamptz + $17::int8 * interval '1 microsecond', now())
+                    $15, $16, 'epoch'::timestamptz + $17::int8 * interval '1 microsecond', now(), $18)
             ON CONFLICT (account_id) DO UPDATE SET
                 active = EXCLUDED.active, public_name = EXCLUDED.public_name, gender = EXCLUDED.gender,
                 birth_date = EXCLUDED.birth_date, bio = EXCLUDED.bio, title = EXCLUDED.title, tags = EXCLUDED.tags,
                 interests = EXCLUDED.interests, cuisines = EXCLUDED.cuisines, neighborhood = EXCLUDED.neighborhood,
                 location = EXCLUDED.location, photo_ids = EXCLUDED.photo_ids, verified = EXCLUDED.verified,
-                last_active_at = EXCLUDED.last_active_at, updated_at = now()
+                last_active_at = EXCLUDED.last_active_at, updated_at = now(), admitted = EXCLUDED.admitted
             """, [.uuid(account), .text(profile.app), .bool(profile.active), .text(profile.publicName),
                   .int32(profile.gender.rawValue), .text(birth), .text(profile.bio), .text(profile.title),
                   .textArray(profile.tags), .textArray(profile.interests), .textArray(profile.preferredCuisines),
                   .text(profile.neighborhood), .double(location?.latitude), .double(location?.longitude),
                   .textArray(profile.photoIDs), .bool(profile.verified),
-                  .int64(profile.lastActiveAt?.microseconds)])
+                  .int64(profile.lastActiveAt?.microseconds), .bool(!profile.notAdmitted)])
     }
 
     /// A deleted account leaves nothing behind: its matches end (MatchEnded, for messaging),

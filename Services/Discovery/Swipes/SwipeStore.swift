@@ -20,7 +20,7 @@ enum SwipeStore {
 
     /// What a swipe needs to know, in one statement once the pair is locked: the swiper's earlier
     /// swipe on the target, whether the target is someone they may swipe on (an active profile
-    /// of the app, not blocked either way), and the swiper's usage on `day`.
+    /// of the app, admitted, not blocked either way), and the swiper's usage on `day`.
     struct State: Sendable {
         var existing: Existing?
         var visible: Bool
@@ -35,7 +35,7 @@ enum SwipeStore {
         let results = try await connection.pipeline([lockPair(swiper, target), PostgresStatement("""
             SELECT s.action, \(UnixMicroseconds.sql("s.created_at")),
                    EXISTS (SELECT 1 FROM discovery.profiles p
-                           WHERE p.account_id = $2 AND p.app = $3 AND p.active
+                           WHERE p.account_id = $2 AND p.app = $3 AND p.active AND p.admitted
                              AND NOT EXISTS (SELECT 1 FROM discovery.blocks b
                                              WHERE (b.blocker_id = $2 AND b.blocked_id = $1)
                                                 OR (b.blocker_id = $1 AND b.blocked_id = $2))),

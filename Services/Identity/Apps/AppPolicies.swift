@@ -16,13 +16,14 @@ struct AppPolicies: Sendable {
     }
 
     /// The products of shared/seeds: ÉLITE is invite-only (new members wait for committee
-    /// review or redeem a member's referral code) and sells tiers on the App Store, FirstDate
+    /// review or redeem a member's referral code, and nobody uses the app before being
+    /// admitted) and sells tiers on the App Store, FirstDate
     /// has a public email waitlist and viewers, applicants and hosts, Swivo and The Unseen use
     /// anonymous device accounts that can later be linked to Apple, Google or email. All but
     /// Momento are for adults only; ÉLITE shows 6 photos.
     static let standard = AppPolicies([
         AppPolicy(id: "elite", signInMethods: [.apple, .phone, .email], defaultRole: "member",
-                  initialMembershipStatus: "waitlisted",
+                  initialMembershipStatus: "waitlisted", membersOnlyUntilAdmitted: true,
                   appStoreBundleID: "com.elite.dating",
                   appStoreProducts: ["com.elite.dating.plus.monthly": "plus", "com.elite.dating.black.monthly": "black"],
                   memberReferrals: true,

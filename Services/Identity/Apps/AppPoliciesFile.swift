@@ -8,7 +8,8 @@ import Runtime
 /// An entry whose id is a standard app changes only the keys it gives; any other id is a new
 /// app that starts from `AppPolicy.newApp(id:)` (member/admin roles, active on sign-up, free
 /// tier). Keys (all optional but `id`): `sign_in_methods` (apple, google, email, phone,
-/// anonymous), `default_role`, `initial_membership_status` (active | waitlisted), `default_tier`,
+/// anonymous), `default_role`, `initial_membership_status` (active | waitlisted),
+/// `members_only_until_admitted` (only active accounts use the app), `default_tier`,
 /// `minimum_password_length`, `apple_audiences`, `google_audiences`, `app_store_bundle_id`,
 /// `app_store_products` (product id → tier), `member_referrals`,
 /// `public_waitlist_places_per_referral` (0 turns the public waitlist off), `roles`,
@@ -83,6 +84,7 @@ enum AppPoliciesFile {
         var signInMethods: [String]?
         var defaultRole: String?
         var initialMembershipStatus: String?
+        var membersOnlyUntilAdmitted: Bool?
         var defaultTier: String?
         var minimumPasswordLength: Int?
         var appleAudiences: [String]?
@@ -102,6 +104,7 @@ enum AppPoliciesFile {
             case signInMethods = "sign_in_methods"
             case defaultRole = "default_role"
             case initialMembershipStatus = "initial_membership_status"
+            case membersOnlyUntilAdmitted = "members_only_until_admitted"
             case defaultTier = "default_tier"
             case minimumPasswordLength = "minimum_password_length"
             case appleAudiences = "apple_audiences"
@@ -129,6 +132,7 @@ enum AppPoliciesFile {
             signInMethods = try container.decodeIfPresent([String].self, forKey: .signInMethods)
             defaultRole = try container.decodeIfPresent(String.self, forKey: .defaultRole)
             initialMembershipStatus = try container.decodeIfPresent(String.self, forKey: .initialMembershipStatus)
+            membersOnlyUntilAdmitted = try container.decodeIfPresent(Bool.self, forKey: .membersOnlyUntilAdmitted)
             defaultTier = try container.decodeIfPresent(String.self, forKey: .defaultTier)
             minimumPasswordLength = try container.decodeIfPresent(Int.self, forKey: .minimumPasswordLength)
             appleAudiences = try container.decodeIfPresent([String].self, forKey: .appleAudiences)
@@ -165,6 +169,7 @@ enum AppPoliciesFile {
                 guard ["active", "waitlisted"].contains(status) else { throw invalid("initial_membership_status is active or waitlisted") }
                 policy.initialMembershipStatus = status
             }
+            if let membersOnlyUntilAdmitted { policy.membersOnlyUntilAdmitted = membersOnlyUntilAdmitted }
             if let defaultTier { policy.defaultTier = defaultTier }
             if let length = minimumPasswordLength {
                 guard (8...128).contains(length) else { throw invalid("minimum_password_length is 8…128") }

@@ -18,6 +18,11 @@ struct AppPolicy: Sendable, Hashable {
     /// The membership status a new account starts with ("active", or "waitlisted" where the
     /// app is invite-only).
     var initialMembershipStatus: String
+    /// Members only until admitted (ÉLITE): an account whose membership status is not
+    /// "active" (waitlisted, rejected) may use only what it needs to get admitted, and no other
+    /// member sees it. Its tokens say so (`adm` false); every service's `AuthInterceptor`
+    /// refuses the rest with NOT_ADMITTED. False: every account of the app is admitted.
+    var membersOnlyUntilAdmitted = false
     /// The tier a new account starts with.
     var defaultTier = "free"
     /// Shortest password accepted at sign-up, in characters.
@@ -51,4 +56,10 @@ struct AppPolicy: Sendable, Hashable {
     var maximumProfilePhotos = 9
 
     func allows(_ method: SignInMethod) -> Bool { signInMethods.contains(method) }
+
+    /// Whether an account with `membershipStatus` is admitted to the app: may use all of it and
+    /// be seen by its members.
+    func admits(membershipStatus: String) -> Bool {
+        !membersOnlyUntilAdmitted || membershipStatus == MembershipStatus.active
+    }
 }

@@ -16,6 +16,12 @@ struct ProfileRecord: Sendable {
     var updatedAt: Int64?
     /// Metres from the reading account's location, when both are known.
     var distanceMeters: Double?
+    /// The account's membership status (`MembershipStatus`).
+    var membershipStatus = MembershipStatus.active
+
+    /// Whether the account's app admits it (`AppPolicy.admits`): one that does not is seen by
+    /// no other member.
+    func isAdmitted(under policy: AppPolicy) -> Bool { policy.admits(membershipStatus: membershipStatus) }
 
     /// The name to show: the real name when the owner shows it, else the display name, else
     /// the username.
@@ -25,8 +31,9 @@ struct ProfileRecord: Sendable {
         return content.displayName.isEmpty ? username : content.displayName
     }
 
-    /// The Profile message as `view` may see it, ages counted on `now`.
-    func message(as view: ProfileView, now: Date = Date()) -> Profiles.Profile {
+    /// The Profile message as `view` may see it, ages counted on `now`; `admitted` false marks
+    /// it `not_admitted` for the owner and profile readers (members never see such a profile).
+    func message(as view: ProfileView, admitted: Bool = true, now: Date = Date()) -> Profiles.Profile {
         var profile = Profiles.Profile()
         profile.accountID = accountID.uuidString.lowercased()
         profile.app = app
@@ -57,6 +64,7 @@ struct ProfileRecord: Sendable {
             profile.birthDate = content.birthDate?.message
             profile.location = content.location?.message
             if view == .reader { profile.distanceMeters = distanceMeters ?? 0 }
+            profile.notAdmitted = !admitted
         case .member:
             if content.showRealName {
                 profile.firstName = content.firstName

@@ -5,7 +5,7 @@ import Runtime
 /// Rows of `identity.profiles`, read joined to their account. An account without a row yet
 /// reads as a profile with the defaults (active, nothing written).
 enum ProfileStore {
-    /// Columns 0–26 of a profile; `decode` reads them back.
+    /// Columns 0–27 of a profile; `decode` reads them back.
     static let columns = """
         a.id, a.app, a.username, a.role, \(UnixMicroseconds.sql("a.created_at")),
         COALESCE(p.display_name, ''), COALESCE(p.show_real_name, false),
@@ -16,10 +16,11 @@ enum ProfileStore {
         COALESCE(p.preferred_cuisines, '{}'), COALESCE(p.neighborhood, ''),
         public.ST_Y(p.location::public.geometry), public.ST_X(p.location::public.geometry),
         COALESCE(p.active, true), COALESCE(p.onboarding_complete, false), COALESCE(p.verified, false),
-        COALESCE(p.photo_ids, '{}'), \(UnixMicroseconds.sql("p.last_active_at")), \(UnixMicroseconds.sql("p.updated_at"))
+        COALESCE(p.photo_ids, '{}'), \(UnixMicroseconds.sql("p.last_active_at")), \(UnixMicroseconds.sql("p.updated_at")),
+        a.membership_status
         """
 
-    /// Metres between the profile (its `MemberLocation`) and `reader`'s profile (column 27), NULL
+    /// Metres between the profile (its `MemberLocation`) and `reader`'s profile (column 28), NULL
     /// when either has no location.
     private static let distance = """
         public.ST_Distance(\(MemberLocation.sql("p.location")), (SELECT r.location FROM identity.profiles r WHERE r.account_id = $3))
@@ -73,8 +74,8 @@ enum ProfileStore {
             FROM identity.accounts a JOIN identity.profiles p ON p.account_id = a.id
             WHERE a.id = $1 AND a.app = $2 FOR UPDATE OF p
             """, [.uuid(id), .text(app)])
-        // The row and the transaction's now() (column 27).
-        func locked(_ row: PostgresRow) throws -> LockedProfile { try LockedProfile(record: decode(row), now: row.decode(27)) }
+        // The row and the transaction's now() (column 28).
+        func locked(_ row: PostgresRow) throws -> LockedProfile { try LockedProfile(record: decode(row), now: row.decode(28)) }
         if let row = try await connection.query(lock.sql, lock.params).first {
             return try locked(row)
         }
@@ -157,7 +158,7 @@ enum ProfileStore {
         return try rows.map { try decode($0) }
     }
 
-    /// A record from a row of `columns`, plus the distance in column 27 `withDistance`.
+    /// A record from a row of `columns`, plus the distance in column 28 `withDistance`.
     static func decode(_ row: PostgresRow, withDistance: Bool = false) throws -> ProfileRecord {
         var record = ProfileRecord(accountID: try row.decode(0), app: try row.decode(1), username: try row.decode(2),
                                    role: try row.decode(3), createdAt: try row.decode(4))
@@ -186,8 +187,9 @@ enum ProfileStore {
         content.photoIDs = try row.decode(24)
         record.lastActiveAt = try row.decode(25)
         record.updatedAt = try row.decode(26)
+        record.membershipStatus = try row.decode(27)
         record.content = content
-        if withDistance { record.distanceMeters = try row.decode(27) }
+        if withDistance { record.distanceMeters = try row.decode(28) }
         return record
     }
 }

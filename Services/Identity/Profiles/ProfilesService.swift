@@ -78,12 +78,13 @@ struct ProfilesService: ProfilesProvider {
             try await ProfileStore.touch(id: id, app: caller.app, on: connection)
         }
         guard let record else { throw IdentityError.accountNotFound }
-        return record.message(as: .owner)
+        return record.message(as: .owner, admitted: record.isAdmitted(under: try apps.policy(for: caller.app)))
     }
 
     /// Another account's profile found by `find`, if the caller may see it: the app's profile
-    /// readers see every profile in full; others only active ones, in the member view; no one
-    /// but an admin sees across a block. The caller's own profile is its owner view.
+    /// readers see every profile in full; others only active ones of admitted members, in the
+    /// member view; no one but an admin sees across a block. The caller's own profile is its
+    /// owner view.
     private func profile(of caller: AuthenticatedAccount,
                          find: (UUID, Connection) async throws -> ProfileRecord?) async throws -> Profiles.Profile {
         let readerID = try caller.accountUUID()
@@ -93,7 +94,9 @@ struct ProfilesService: ProfilesProvider {
             guard let record = try await find(readerID, connection) else { throw LookupError.userNotFound }
             if record.accountID == readerID { return nil }
             let isReader = policy.profileReaderRoles.contains(role)
-            guard isReader || record.content.active else { throw LookupError.userNotFound }
+            guard isReader || (record.content.active && record.isAdmitted(under: policy)) else {
+                throw LookupError.userNotFound
+            }
             if role != Authorization.adminRole,
                try await BlockStore.isBlocked(readerID, record.accountID, on: connection) {
                 throw LookupError.userNotFound
@@ -101,7 +104,7 @@ struct ProfilesService: ProfilesProvider {
             return (record, isReader ? .reader : .member)
         }
         guard let found else { return try await myProfile(caller: caller) }
-        return found.0.message(as: found.1)
+        return found.0.message(as: found.1, admitted: found.0.isAdmitted(under: policy))
     }
 
     private func updateProfile(_ request: Profiles.UpdateProfileRequest, caller: AuthenticatedAccount) async throws
@@ -119,7 +122,8 @@ struct ProfilesService: ProfilesProvider {
                 let content = try update.applied(to: locked.record.content)
                 let saved = try await ProfileStore.save(locked, content: content, verified: locked.record.verified,
                                                         byOwner: true, on: connection)
-                return try await published(saved, app: caller.app, on: connection).message(as: .owner)
+                return try await published(saved, app: caller.app, on: connection)
+                    .message(as: .owner, admitted: saved.isAdmitted(under: try apps.policy(for: caller.app)))
             }
         } catch let error as PostgresError where error.sqlState == .uniqueViolation
             && error.constraintName == "accounts_app_username_key" {
@@ -142,7 +146,7 @@ struct ProfilesService: ProfilesProvider {
         }
         let page = records.prefix(pageSize)
         var response = Profiles.ListProfilesResponse(
-            profiles: page.map { $0.message(as: $0.accountID == readerID ? .owner : .reader) })
+            profiles: page.map { $0.message(as: $0.accountID == readerID ? .owner : .reader, admitted: $0.isAdmitted(under: policy)) })
         if records.count > pageSize, let last = page.last {
             response.nextPageToken = PageCursor(microseconds: last.createdAt, id: last.accountID).token
         }
@@ -157,17 +161,21 @@ struct ProfilesService: ProfilesProvider {
             guard let locked = try await ProfileStore.lock(id: id, app: caller.app, on: connection) else {
                 throw LookupError.userNotFound
             }
-            guard locked.record.verified != request.verified else { return locked.record.message(as: .reader) }
+            let policy = try apps.policy(for: caller.app)
+            guard locked.record.verified != request.verified else {
+                return locked.record.message(as: .reader, admitted: locked.record.isAdmitted(under: policy))
+            }
             let saved = try await ProfileStore.save(locked, content: locked.record.content,
                                                     verified: request.verified, byOwner: false, on: connection)
-            return try await published(saved, app: caller.app, on: connection).message(as: .reader)
+            return try await published(saved, app: caller.app, on: connection)
+                .message(as: .reader, admitted: saved.isAdmitted(under: policy))
         }
     }
 
-    /// The profile just saved, once its `ProfileUpdated` event (payload: the full Profile) is
-    /// appended in the same transaction.
+    /// The profile just saved, once its `ProfileUpdated` event (payload: the full Profile, with
+    /// whether the app admits the account) is appended in the same transaction.
     private func published(_ record: ProfileRecord, app: String, on connection: Connection) async throws -> ProfileRecord {
-        let payload = record.message(as: .owner)
+        let payload = record.message(as: .owner, admitted: record.isAdmitted(under: try apps.policy(for: app)))
         try await outbox.appendAtCommit(OutboxEvent(type: "ProfileUpdated", app: app, aggregateID: payload.accountID,
                                                     payload: payload.serializedBytes()), on: connection)
         return record

@@ -6,6 +6,8 @@ import Foundation
 struct TokenIssuer: Sendable {
     let ring: KeyRing
     let accessTokenLifetime: Int64
+    /// Whether the account's app admits it goes into the token (`adm`), for every service.
+    let apps: AppPolicies
 
     func session(account: Identity.Account, sessionID: UUID, refreshToken: String, refreshExpiresAt: Date,
                  now: Date = Date()) throws -> Identity.AuthSession {
@@ -15,7 +17,9 @@ struct TokenIssuer: Sendable {
         let claims = AccessTokenClaims(
             account: AuthenticatedAccount(accountID: account.id, app: account.app, role: account.role, tier: account.tier,
                                           membershipStatus: account.membershipStatus,
-                                          sessionID: sessionID.uuidString.lowercased()),
+                                          sessionID: sessionID.uuidString.lowercased(),
+                                          admitted: try apps.policy(for: account.app)
+                                              .admits(membershipStatus: account.membershipStatus)),
             issuedAt: issuedAt, expiresAt: expiresAt, issuedAtMilliseconds: issuedAtMilliseconds)
         var session = Identity.AuthSession()
         session.account = account

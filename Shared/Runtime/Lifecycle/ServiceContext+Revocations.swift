@@ -5,8 +5,11 @@ extension ServiceContext {
     /// The access-token check of every service: `verifier`, then `revocations`, so a signed-out
     /// session's token is refused (TOKEN_REVOKED) and one older than its account's last change
     /// of role, tier or membership too (TOKEN_STALE), not only once it expires.
-    package func makeAuthInterceptor(verifier: AccessTokenVerifier, publicMethods: Set<String>) -> AuthInterceptor {
-        AuthInterceptor(verifier: verifier, publicMethods: publicMethods, revocations: revocations)
+    /// An account its app has not admitted may call only `openBeforeAdmission` (NOT_ADMITTED).
+    package func makeAuthInterceptor(verifier: AccessTokenVerifier, publicMethods: Set<String>,
+                                     openBeforeAdmission: Set<String> = []) -> AuthInterceptor {
+        AuthInterceptor(verifier: verifier, publicMethods: publicMethods, revocations: revocations,
+                        openBeforeAdmission: openBeforeAdmission)
     }
 
     /// Keeps `revocations` current from identity's `WatchEvents` over `client` (a service

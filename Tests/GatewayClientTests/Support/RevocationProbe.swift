@@ -33,7 +33,9 @@ final class RevocationProbe: Sendable {
         var configuration = RPCServerConfiguration()
         configuration.loopCount = 1
         let server = try RPCServer(configuration: configuration, services: [ClaimsEcho()],
-                                   interceptors: [AuthInterceptor(verifier: verifier, publicMethods: [], revocations: list)])
+                                   interceptors: [AuthInterceptor(verifier: verifier, publicMethods: [], revocations: list,
+                                                                  // Open before admission, as on identity.
+                                                                  openBeforeAdmission: ["/\(IdentityClient.serviceName)/GetAccount"])])
         let port = try server.start()
         let feed = RevocationFeed.remote(list: list, client: identity, credential: credential,
                                          logger: Logger(label: "revocation-probe"))

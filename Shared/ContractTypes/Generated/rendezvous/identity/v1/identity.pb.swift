@@ -239,7 +239,11 @@ public enum Identity {
         ///
         /// `string tier = 6;`
         public var tier: String = ""
-        /// "active", "waitlisted", ...
+        /// "active", "waitlisted" or "rejected". In an app that keeps members out until they are
+        /// admitted (its policy; ÉLITE), only "active" is admitted: the access tokens of any other
+        /// status carry the claim `adm` false, and every service then refuses all but the methods
+        /// needed to get admitted (PERMISSION_DENIED NOT_ADMITTED, platform.proto). A change of status
+        /// makes older tokens stale (AccountClaimsChanged); the refreshed token carries the new one.
         ///
         /// `string membership_status = 7;`
         public var membershipStatus: String = ""

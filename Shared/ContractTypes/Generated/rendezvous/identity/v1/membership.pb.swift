@@ -1023,7 +1023,8 @@ public enum Membership {
         }
     }
 
-    /// Event MembershipApproved: a waitlisted account became active.
+    /// Event MembershipApproved: a waitlisted account became active (ApproveMember, a redeemed
+    /// referral, or SetRole making it an admin).
     ///
     /// `rendezvous.identity.v1.MembershipApproved`.
     public struct MembershipApproved: ProtoMessage, Hashable {

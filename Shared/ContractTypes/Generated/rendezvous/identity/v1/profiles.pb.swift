@@ -172,6 +172,14 @@ public enum Profiles {
         ///
         /// `Timestamp updated_at = 27;`
         public var updatedAt: Timestamp?
+        /// True while the account's app keeps it out because it is not admitted (ÉLITE: waitlisted
+        /// or rejected): no other member sees it, and discovery shows it to no one and refuses swipes
+        /// on it. False for admitted members and in apps that admit everyone. Owner and profile
+        /// readers see it (members never see a profile for which it is true); it is in
+        /// ProfileUpdated.
+        ///
+        /// `bool not_admitted = 28;`
+        public var notAdmitted: Bool = false
 
         public init() {}
 
@@ -202,7 +210,8 @@ public enum Profiles {
             role: String = "",
             lastActiveAt: Timestamp? = nil,
             createdAt: Timestamp? = nil,
-            updatedAt: Timestamp? = nil
+            updatedAt: Timestamp? = nil,
+            notAdmitted: Bool = false
         ) {
             self.accountID = accountID
             self.app = app
@@ -231,6 +240,7 @@ public enum Profiles {
             self.lastActiveAt = lastActiveAt
             self.createdAt = createdAt
             self.updatedAt = updatedAt
+            self.notAdmitted = notAdmitted
         }
 
         public func encode(to writer: inout ProtoWriter) {
@@ -261,6 +271,7 @@ public enum Profiles {
             if let value = self.lastActiveAt { writer.writeMessage(field: 25, value) }
             if let value = self.createdAt { writer.writeMessage(field: 26, value) }
             if let value = self.updatedAt { writer.writeMessage(field: 27, value) }
+            if self.notAdmitted { writer.writeBool(field: 28, self.notAdmitted) }
         }
 
         public mutating func decodeField(_ field: Int, from reader: inout ProtoReader) throws {
@@ -292,6 +303,7 @@ public enum Profiles {
             case 25: self.lastActiveAt = try reader.mergeMessage(self.lastActiveAt)
             case 26: self.createdAt = try reader.mergeMessage(self.createdAt)
             case 27: self.updatedAt = try reader.mergeMessage(self.updatedAt)
+            case 28: self.notAdmitted = try reader.readBool()
             default: try reader.skipField()
             }
         }
@@ -908,7 +920,7 @@ package struct ProfilesClient: Sendable {
     /// Sets an account's role to one of the app's roles (UNKNOWN_ROLE otherwise). Admins only;
     /// an admin cannot change its own role (CANNOT_CHANGE_OWN_ROLE). Setting the current role
     /// again is a no-op with changed = false. An admin is an active member: a waitlisted account
-    /// made admin leaves the waitlist.
+    /// made admin leaves the waitlist (MembershipApproved, membership.proto).
     ///
     /// `/rendezvous.identity.v1.Profiles/SetRole`, unary.
     package func setRole(_ request: Profiles.SetRoleRequest, options: CallOptions = CallOptions()) async throws -> Profiles.RoleAssignment {

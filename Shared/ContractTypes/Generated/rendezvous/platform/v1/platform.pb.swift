@@ -57,6 +57,17 @@ public enum Platform {
         /// The account's role, tier or membership changed after the token was issued (identity's
         /// AccountClaimsChanged event); a refreshed token carries the new claims.
         public static let tokenStale = ErrorReason(rawValue: 30)
+        /// The account is not admitted to its app yet (or no longer): its app's policy keeps members
+        /// who are not admitted out (ÉLITE: waitlisted or rejected accounts, until the committee or
+        /// a referral admits them), and the token says so (claim `adm` false). Such an account may
+        /// only call what it needs to get admitted (identity: its account and sessions, its own
+        /// profile, its push tokens, its entitlements and App Store purchases, its waitlist place and
+        /// referral redemption; media: its uploads and changes to its profile photos) and methods
+        /// whose own rule refuses it with their own reason (admins only: ADMIN_ONLY; referral codes:
+        /// NOT_ACTIVE_MEMBER); every other method of every service refuses it. Not a token failure:
+        /// refreshing does not help until the membership changes (identity's AccountClaimsChanged
+        /// makes the old token stale then).
+        public static let notAdmitted = ErrorReason(rawValue: 31)
         /// Service credentials (authorization: Service), for methods internal to a deployment.
         public static let missingServiceCredential = ErrorReason(rawValue: 40)
         public static let badServiceCredential = ErrorReason(rawValue: 41)
@@ -105,6 +116,7 @@ public enum Platform {
             case 28: "KEYS_UNAVAILABLE"
             case 29: "TOKEN_REVOKED"
             case 30: "TOKEN_STALE"
+            case 31: "NOT_ADMITTED"
             case 40: "MISSING_SERVICE_CREDENTIAL"
             case 41: "BAD_SERVICE_CREDENTIAL"
             case 42: "SERVICE_NOT_ALLOWED"
@@ -151,6 +163,7 @@ public enum Platform {
             case 28: .unavailable
             case 29: .unauthenticated
             case 30: .unauthenticated
+            case 31: .permissionDenied
             case 40: .unauthenticated
             case 41: .unauthenticated
             case 42: .permissionDenied
@@ -197,6 +210,7 @@ public enum Platform {
             case "KEYS_UNAVAILABLE": self = .keysUnavailable
             case "TOKEN_REVOKED": self = .tokenRevoked
             case "TOKEN_STALE": self = .tokenStale
+            case "NOT_ADMITTED": self = .notAdmitted
             case "MISSING_SERVICE_CREDENTIAL": self = .missingServiceCredential
             case "BAD_SERVICE_CREDENTIAL": self = .badServiceCredential
             case "SERVICE_NOT_ALLOWED": self = .serviceNotAllowed

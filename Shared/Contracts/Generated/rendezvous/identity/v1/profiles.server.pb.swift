@@ -57,7 +57,7 @@ package protocol ProfilesProvider: RPCService {
     /// Sets an account's role to one of the app's roles (UNKNOWN_ROLE otherwise). Admins only;
     /// an admin cannot change its own role (CANNOT_CHANGE_OWN_ROLE). Setting the current role
     /// again is a no-op with changed = false. An admin is an active member: a waitlisted account
-    /// made admin leaves the waitlist.
+    /// made admin leaves the waitlist (MembershipApproved, membership.proto).
     ///
     /// `/rendezvous.identity.v1.Profiles/SetRole`, unary.
     func setRole(_ request: Profiles.SetRoleRequest, context: ServerCallContext) async throws -> Profiles.RoleAssignment
