@@ -71,7 +71,7 @@ package struct TestService: TestServiceProvider {
         try checkCompression(expected: request.expectCompressed, context: context)
         try echoStatus(request.responseStatus)
         guard request.responseSize >= 0 else {
-            throw RPCError(code: .invalidArgument, message: "response_size must not be negative", reason: "INVALID_SIZE")
+            throw RPCError(code: .invalidArgument, message: "response_size must not be negative", reason: "INVALID_ARGUMENT")
         }
         context.compressResponses = request.responseCompressed?.value ?? false
         var response = Messages.SimpleResponse()
@@ -85,7 +85,7 @@ package struct TestService: TestServiceProvider {
         try echoStatus(request.responseStatus)
         for parameters in request.responseParameters {
             guard parameters.size >= 0, parameters.intervalUs >= 0 else {
-                throw RPCError(code: .invalidArgument, message: "size and interval_us must not be negative", reason: "INVALID_SIZE")
+                throw RPCError(code: .invalidArgument, message: "size and interval_us must not be negative", reason: "INVALID_ARGUMENT")
             }
             if parameters.intervalUs > 0 {
                 try await Task.sleep(for: .microseconds(Int(parameters.intervalUs)))
