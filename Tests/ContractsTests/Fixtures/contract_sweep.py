@@ -62,7 +62,7 @@ import consumer_contracts as cc  # noqa: E402  (start_service, start_services, l
 
 SERVICES = cc.SERVICES  # start order
 DEADLINE = 10.0
-STREAM_QUIET = 1.0
+STREAM_QUIET = 0.5
 LIMIT = 8 * 1024
 MAX_MESSAGE = 4 * 1024 * 1024
 STATUS_OPTION = 50001  # rendezvous.options.v1.status on EnumValueOptions
@@ -557,10 +557,12 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--proto-root", required=True)
     parser.add_argument("--bin-dir", required=True)
-    parser.add_argument("--fields", type=int, default=2, help="fields per input kind per RPC (0: all)")
+    parser.add_argument("--fields", type=int, default=3, help="fields per input kind per RPC (0: all)")
     parser.add_argument("--seed", type=int, default=25)
     parser.add_argument("--only", default="", help="sweep only RPCs whose full name matches")
-    parser.add_argument("--workers", type=int, default=6)
+    parser.add_argument("--workers", type=int, default=8)
+    parser.add_argument("--log", help="a line per call (rpc, executable, case, status, reason) into this file")
+    parser.add_argument("--no-writes-check", action="store_true", help="skip the row counts of refused calls")
     args = parser.parse_args()
     began = time.monotonic()
     try:
@@ -582,6 +584,9 @@ def main():
     started = {}
     calls = collections.Counter()
     outcomes_by_kind = collections.defaultdict(collections.Counter)
+    log = open(args.log, "w") if args.log else None
+    replayed = [0, 0]
+    refused = collections.defaultdict(list)  # (rpc, executable) -> [(case, request, metadata)] a handler refused
     failures = []
     lock = threading.Lock()
     try:
@@ -699,6 +704,13 @@ def main():
                         answer.code.name + ("" if answer.code == grpc.StatusCode.OK else " " + str(error_info(pool, answer.trailers)))] += 1
                 for kind, text in judge(pool, answer, reasons):
                     found.append((full, target, case, kind, text))
+                reason = error_info(pool, answer.trailers)
+                if log is not None:
+                    with lock:
+                        log.write("%s\t%s\t%s\t%s\t%s\t%.3f\n" % (full, target, case, answer.code.name, reason, answer.seconds))
+                if answer.code != grpc.StatusCode.OK and reason not in NOT_REACHED and target in SERVICES \
+                        and len(refused[(full, target)]) < 3:
+                    refused[(full, target)].append((case, request, metadata))
                 return answer
 
             # base, per candidate credential; the best is the credential of the input cases
@@ -760,6 +772,10 @@ def main():
         with concurrent.futures.ThreadPoolExecutor(args.workers) as executor:
             for found in executor.map(sweep, jobs):
                 failures.extend(found)
+        if not args.no_writes_check:
+            methods_by_name = dict(methods)
+            for full, target, case, text in writes_of_refused_calls(refused, methods_by_name, channels, calls, lock, replayed):
+                failures.append((full, target, case, "refused-but-wrote", text))
         for channel in channels.values():
             channel.close()
     finally:
@@ -778,6 +794,8 @@ def main():
     print("contract sweep: %d RPCs swept on %d (RPC, executable) pairs, %d not served (%s), %d calls, %d failures, %.0f s"
           % (swept, len(jobs), len(unserved), ", ".join(unserved), sum(calls.values()), len(failures),
              time.monotonic() - began), file=sys.stderr)
+    print("writes check: %d refused calls replayed one at a time, each with %d table row counts before and after"
+          % (replayed[0], replayed[1] // max(1, replayed[0])) + (" on average" if replayed[0] else ""), file=sys.stderr)
     print("answers by case kind (status reason: count):", file=sys.stderr)
     for kind, counter in sorted(outcomes_by_kind.items()):
         print("  %-32s %s" % (kind, ", ".join("%s: %d" % item for item in counter.most_common(6))), file=sys.stderr)
@@ -785,6 +803,79 @@ def main():
     for (full, kind), count in sorted(grouped.items()):
         print("  %-70s %-26s %d" % (full, kind, count), file=sys.stderr)
     return 1 if failures else 0
+
+
+# Reasons that refuse a call before its handler: nothing to check for writes.
+NOT_REACHED = {None, "MALFORMED_MESSAGE", "MESSAGE_TOO_LARGE", "NO_MESSAGE", "TOO_MANY_MESSAGES", "UNIMPLEMENTED",
+               "MISSING_TOKEN", "MALFORMED_TOKEN", "UNKNOWN_KEY", "BAD_SIGNATURE", "TOKEN_EXPIRED", "TOKEN_NOT_YET_VALID",
+               "WRONG_ISSUER", "WRONG_APP", "TOKEN_REVOKED", "TOKEN_STALE", "MISSING_SERVICE_CREDENTIAL",
+               "BAD_SERVICE_CREDENTIAL", "SERVICE_NOT_ALLOWED"}
+
+
+class RowCounts:
+    """Row counts of every table of one service's schema, through one psql session."""
+    def __init__(self, service):
+        url = os.environ.get("RV_PG_URL_%s" % service.upper()) or "postgresql://rv_%s:%s@%s:%s/%s" % (
+            service, os.environ.get("RV_PG_PASSWORD_%s" % service.upper(), "rv_%s_local" % service),
+            os.environ.get("RV_PG_HOST", "127.0.0.1"), os.environ.get("RV_PG_PORT", "7432"),
+            os.environ.get("RV_PG_DATABASE", "rendezvous"))
+        self.process = subprocess.Popen(["psql", url, "-X", "-q", "-At", "-v", "ON_ERROR_STOP=0"], stdin=subprocess.PIPE,
+                                        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+        tables = self.run("SELECT table_name FROM information_schema.tables WHERE table_schema = '%s' "
+                          "AND table_type = 'BASE TABLE' ORDER BY 1;" % service)
+        self.query = " UNION ALL ".join("SELECT '%s', count(*) FROM %s.%s" % (t, service, t) for t in tables) + ";"
+
+    def run(self, sql):
+        self.process.stdin.write(sql + "\n\\echo __sweep_end__\n")
+        self.process.stdin.flush()
+        lines = []
+        while True:
+            line = self.process.stdout.readline()
+            if not line or line.strip() == "__sweep_end__":
+                return lines
+            lines.append(line.strip())
+
+    def counts(self):
+        return dict(line.split("|", 1) for line in self.run(self.query) if "|" in line) if self.query != ";" else {}
+
+    def close(self):
+        self.process.stdin.close()
+        self.process.wait()
+
+
+def writes_of_refused_calls(refused, methods, channels, calls, lock, replayed):
+    """Replays, one at a time, up to 3 calls per RPC that its handler refused, with the row counts
+    of the service's schema before and after; a change that a quiet interval as long does not show
+    is a write by a refused call. [(rpc, executable, case, tables changed)]."""
+    sessions = {}
+    found = []
+    try:
+        for (full, target), cases in sorted(refused.items(), key=lambda item: item[0]):
+            if target not in sessions:
+                sessions[target] = RowCounts(target)
+            counts = sessions[target]
+            for case, request, metadata in cases:
+                before = counts.counts()
+                started = time.monotonic()
+                with lock:
+                    calls[target] += 1
+                answer = invoke(channels[target], methods[full], request, metadata)
+                after = counts.counts()
+                replayed[0] += 1
+                replayed[1] += len(before)
+                if answer.code.name == "OK" or before == after:
+                    continue
+                # background work (event consumers, jobs) or the call? a quiet interval as long
+                time.sleep(max(0.05, time.monotonic() - started))
+                quiet = counts.counts()
+                changed = sorted(t for t in after if after[t] != before.get(t))
+                if quiet == after:
+                    found.append((full, target, "writes: " + case, "%s %s, and rows changed in %s" % (
+                        answer.code.name, answer.message[:120], ", ".join("%s %s->%s" % (t, before.get(t), after[t]) for t in changed))))
+    finally:
+        for session in sessions.values():
+            session.close()
+    return found
 
 
 def start_interop(executable, logs):
