@@ -571,6 +571,10 @@ def main():
     except ImportError as error:
         fail_setup("Python protobuf or grpcio is missing (%s); run `make deps`" % error)
     pool, comments, files = load(os.path.abspath(args.proto_root))
+    # Every service (and `identity grant-role`) on the cluster TestDatabase uses: RV_PG_URL_<S>, or
+    # one made of RV_PG_HOST, RV_PG_PORT, RV_PG_DATABASE (never the executables' own default, :7432).
+    for name in SERVICES:
+        os.environ.setdefault("RV_PG_URL_%s" % name.upper(), pg_url(name))
     platform = declared_reasons(pool, "rendezvous.platform.v1")
     apps = ["elite", "firstdate", "swivo", "unseen", "momento"]
 
@@ -812,13 +816,17 @@ NOT_REACHED = {None, "MALFORMED_MESSAGE", "MESSAGE_TOO_LARGE", "NO_MESSAGE", "TO
                "BAD_SERVICE_CREDENTIAL", "SERVICE_NOT_ALLOWED"}
 
 
+def pg_url(service):
+    return os.environ.get("RV_PG_URL_%s" % service.upper()) or "postgresql://rv_%s:%s@%s:%s/%s" % (
+        service, os.environ.get("RV_PG_PASSWORD_%s" % service.upper(), "rv_%s_local" % service),
+        os.environ.get("RV_PG_HOST", "127.0.0.1"), os.environ.get("RV_PG_PORT", "7432"),
+        os.environ.get("RV_PG_DATABASE", "rendezvous"))
+
+
 class RowCounts:
     """Row counts of every table of one service's schema, through one psql session."""
     def __init__(self, service):
-        url = os.environ.get("RV_PG_URL_%s" % service.upper()) or "postgresql://rv_%s:%s@%s:%s/%s" % (
-            service, os.environ.get("RV_PG_PASSWORD_%s" % service.upper(), "rv_%s_local" % service),
-            os.environ.get("RV_PG_HOST", "127.0.0.1"), os.environ.get("RV_PG_PORT", "7432"),
-            os.environ.get("RV_PG_DATABASE", "rendezvous"))
+        url = pg_url(service)
         self.process = subprocess.Popen(["psql", url, "-X", "-q", "-At", "-v", "ON_ERROR_STOP=0"], stdin=subprocess.PIPE,
                                         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
         tables = self.run("SELECT table_name FROM information_schema.tables WHERE table_schema = '%s' "
