@@ -436,24 +436,26 @@ def invoke(channel, method, request_bytes, metadata):
             stub = channel.unary_unary(path, request_serializer=identity, response_deserializer=identity)
             _, call = stub.with_call(request_bytes, metadata=metadata, timeout=DEADLINE)
             return Answer(call.code(), call.details() or "", call.trailing_metadata() or (), time.monotonic() - started)
-        # A stream: the first message or the status, or still open and quiet after STREAM_QUIET s.
-        first = threading.Event()
-        outcome = {}
+        # A stream: read until its status, or until it has been quiet for STREAM_QUIET s (a
+        # subscription that stays open, e.g. WatchEvents: answered, and cancelled here).
+        progress = threading.Event()
+        ended = threading.Event()
 
         def read():
             try:
                 for _ in call:
-                    outcome["message"] = True
-                    break
+                    progress.set()
             except grpc.RpcError:
                 pass
-            first.set()
+            ended.set()
+            progress.set()
 
         threading.Thread(target=read, daemon=True).start()
-        first.wait(STREAM_QUIET)
-        if not first.is_set() or outcome.get("message"):
-            call.cancel()
-            return Answer(grpc.StatusCode.OK, "", (), time.monotonic() - started, streamed=True)
+        while not ended.is_set():
+            progress.clear()
+            if not progress.wait(STREAM_QUIET) and not ended.is_set():
+                call.cancel()
+                return Answer(grpc.StatusCode.OK, "", (), time.monotonic() - started, streamed=True)
         return Answer(call.code(), call.details() or "", call.trailing_metadata() or (), time.monotonic() - started)
     except grpc.RpcError as error:
         return Answer(error.code(), error.details() or "", error.trailing_metadata() or (), time.monotonic() - started)
