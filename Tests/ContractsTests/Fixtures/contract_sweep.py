@@ -63,6 +63,7 @@ import consumer_contracts as cc  # noqa: E402  (start_service, start_services, l
 SERVICES = cc.SERVICES  # start order
 DEADLINE = 10.0
 STREAM_QUIET = 0.5
+STREAM_BUSY = 3.0
 LIMIT = 8 * 1024
 MAX_MESSAGE = 4 * 1024 * 1024
 STATUS_OPTION = 50001  # rendezvous.options.v1.status on EnumValueOptions
@@ -453,7 +454,10 @@ def invoke(channel, method, request_bytes, metadata):
         threading.Thread(target=read, daemon=True).start()
         while not ended.is_set():
             progress.clear()
-            if not progress.wait(STREAM_QUIET) and not ended.is_set():
+            quiet = not progress.wait(STREAM_QUIET) and not ended.is_set()
+            # quiet, or still sending after STREAM_BUSY s (e.g. 100,000 response_parameters
+            # answered one by one): answering, so cancelled here
+            if quiet or (not ended.is_set() and time.monotonic() - started > STREAM_BUSY):
                 call.cancel()
                 return Answer(grpc.StatusCode.OK, "", (), time.monotonic() - started, streamed=True)
         return Answer(call.code(), call.details() or "", call.trailing_metadata() or (), time.monotonic() - started)
