@@ -581,6 +581,11 @@ def main():
     # one made of RV_PG_HOST, RV_PG_PORT, RV_PG_DATABASE (never the executables' own default, :7432).
     for name in SERVICES:
         os.environ.setdefault("RV_PG_URL_%s" % name.upper(), pg_url(name))
+    # Media's signed URLs and blobs: the caller's (ContractSweepTests passes MediaStack's), else the sweep's own.
+    os.environ.setdefault("RV_MEDIA_URL_SECRET", "contract-sweep-" + secrets.token_hex(16))
+    own_storage = None
+    if "RV_MEDIA_STORAGE_DIR" not in os.environ:
+        own_storage = os.environ["RV_MEDIA_STORAGE_DIR"] = tempfile.mkdtemp(prefix="rv-sweep-media-")
     platform = declared_reasons(pool, "rendezvous.platform.v1")
     apps = ["elite", "firstdate", "swivo", "unseen", "momento"]
 
@@ -796,6 +801,8 @@ def main():
             except subprocess.TimeoutExpired:
                 process.kill()
         shutil.rmtree(logs, ignore_errors=True)
+        if own_storage:
+            shutil.rmtree(own_storage, ignore_errors=True)
 
     failures.sort()
     for full, target, case, kind, text in failures:
