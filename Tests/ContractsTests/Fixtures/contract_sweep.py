@@ -25,17 +25,20 @@ sweeps each (RPC, executable) generically -- a new RPC is swept with no new code
            RPC is covered): string at 0 bytes, 1 MiB, invalid UTF-8 (wire bytes); *_id malformed;
            Timestamp at year 10000 and nanos -1; enum at 999; repeated with 100,000 entries (fewer
            when that would pass 4 MiB); numbers at their type's min and max; the encoding truncated
-           and with trailing garbage.
-  Streaming RPCs get one message and a half-close; a server stream still open after 1 s without
-  an error counts as answered. Every call has a 10 s deadline.
+           and with trailing garbage; each bool set to true.
+  Streaming RPCs get one message and a half-close, and are read to their status unless they stay
+  quiet for 0.5 s or still send after 3 s (a subscription, answering). Every call has a 10 s deadline.
+  A base refused for what it holds is tried without each of its fields in turn.
+  writes   up to 3 calls per RPC that its handler refused, replayed one at a time with the row
+           counts of the service's schema before and after: a refused call writes nothing.
 
 Checked on every answer: never INTERNAL or UNKNOWN; an answer within 10 s; every non-OK answer
-carries a google.rpc.ErrorInfo (grpc-status-details-bin) whose reason the RPC's package
-ErrorReason or rendezvous.platform.v1.ErrorReason declares, with the status that value's
+carries a google.rpc.ErrorInfo (grpc-status-details-bin) whose reason an *ErrorReason enum of the
+RPC's file, its package's ErrorReason or rendezvous.platform.v1.ErrorReason declares, with the status that value's
 (rendezvous.options.v1.status) names; grpc-message and the trailers under 8 KiB.
 
-Output: one line per failure on stdout ("<rpc> @<executable> [<case>]: <what came back> -- <what
-the contract says>"), the summary on stderr (RPCs swept, calls made, failures by RPC and kind,
+Output: one line per failure on stdout ("<rpc> @<executable> [<case>] <kind>: <what came back,
+against what the contract says>"), the summary on stderr (RPCs swept, calls made, failures by RPC and kind,
 run time). Exit 1 on any failure, 2 when the sweep cannot start.
 """
 
@@ -340,6 +343,16 @@ def mutations(base, rng, per_kind):
             by_kind["timestamp-nanos-negative"].append((label, path, field))
         if is_repeated(field) and path[-1][1] is None:
             by_kind["repeated-100k"].append((label, path, field))
+    # bools are false in the base; each set to true (e.g. interop's expect_compressed)
+    holders = [((), base)] + [(path, None) for path, field in walk(base)
+                              if field.message_type is not None and (path[-1][1] is not None or not is_repeated(field))
+                              and field.message_type.full_name != "google.protobuf.Timestamp"]
+    for path, holder in holders:
+        message = holder if holder is not None else holder_of(base, path + (("", None),))
+        for field in message.DESCRIPTOR.fields:
+            if field.type == BOOL and not is_repeated(field):
+                label = ".".join([n if i is None else "%s[%d]" % (n, i) for n, i in path] + [field.name])
+                by_kind["bool-true"].append((label, path + ((field.name, None),), field))
     cases = []
     for kind in sorted(by_kind):
         chosen = by_kind[kind]
@@ -358,7 +371,9 @@ def mutations(base, rng, per_kind):
 def mutate(base, kind, path, field):
     copy = type(base)()
     copy.CopyFrom(base)
-    if kind == "string-empty":
+    if kind == "bool-true":
+        assign(copy, path, True)
+    elif kind == "string-empty":
         assign(copy, path, "")
     elif kind == "string-1MiB":
         assign(copy, path, "a" * (1 << 20))
