@@ -71,8 +71,9 @@ package struct TestService: TestServiceProvider {
         try checkCompression(expected: request.expectCompressed, context: context)
         try echoStatus(request.responseStatus)
         guard request.responseSize >= 0 else {
-            throw RPCError(code: .invalidArgument, message: "response_size must not be negative", reason: "INVALID_SIZE")
+            throw RPCError(code: .invalidArgument, message: "response_size must not be negative", reason: "INVALID_ARGUMENT")
         }
+        try checkPayloadSize(Int(request.responseSize))
         context.compressResponses = request.responseCompressed?.value ?? false
         var response = Messages.SimpleResponse()
         response.payload = Messages.Payload(body: [UInt8](repeating: 0, count: Int(request.responseSize)))
@@ -85,8 +86,9 @@ package struct TestService: TestServiceProvider {
         try echoStatus(request.responseStatus)
         for parameters in request.responseParameters {
             guard parameters.size >= 0, parameters.intervalUs >= 0 else {
-                throw RPCError(code: .invalidArgument, message: "size and interval_us must not be negative", reason: "INVALID_SIZE")
+                throw RPCError(code: .invalidArgument, message: "size and interval_us must not be negative", reason: "INVALID_ARGUMENT")
             }
+            try checkPayloadSize(Int(parameters.size))
             if parameters.intervalUs > 0 {
                 try await Task.sleep(for: .microseconds(Int(parameters.intervalUs)))
             }
@@ -95,6 +97,19 @@ package struct TestService: TestServiceProvider {
                                    compressed: parameters.compressed?.value ?? false)
         }
     }
+
+    /// A payload larger than the server ever sends is refused before it is made: the answer
+    /// would be RESOURCE_EXHAUSTED MESSAGE_TOO_LARGE anyway, and making it first (up to 2 GiB
+    /// for response_size 2^31-1) held the server's memory and a core for seconds (the contract
+    /// sweep saw other calls wait behind it).
+    static func checkPayloadSize(_ size: Int) throws {
+        guard size <= maximumPayloadSize else {
+            throw RPCError(code: .resourceExhausted, message: "response message too large", reason: "MESSAGE_TOO_LARGE")
+        }
+    }
+
+    /// The server's largest response message (RPCServerConfiguration.maxSendMessageSize).
+    static let maximumPayloadSize = RPCServerConfiguration().maxSendMessageSize
 
     /// Echo Metadata: the initial value back in the response headers, the trailing one in trailers.
     static func echoMetadata(_ context: ServerCallContext) {
@@ -118,7 +133,7 @@ package struct TestService: TestServiceProvider {
 
     static func checkCompression(expected: Messages.BoolValue?, context: ServerCallContext) throws {
         if expected?.value == true && !context.lastRequestCompressed {
-            throw RPCError(code: .invalidArgument, message: "expected a compressed request", reason: "EXPECTED_COMPRESSED")
+            throw RPCError(code: .invalidArgument, message: "expected a compressed request", reason: "INVALID_ARGUMENT")
         }
     }
 }

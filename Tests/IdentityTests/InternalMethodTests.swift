@@ -73,6 +73,22 @@ import Testing
         await harness.stop()
     }
 
+    // MARK: - ContactsInternal
+
+    /// Over the limit is INVALID_ARGUMENT with the reason identity declares (the contract sweep
+    /// found it answered without an ErrorInfo).
+    @Test func matchContacts_overTheLimit_isTooManyValues_withTheMaximum() async throws {
+        let harness = try await DeviceTests.start()
+        let hashes = (0...ContactHashes.maximumPerCall).map { _ in String(repeating: "ab", count: 32) }
+        let error = await rpcError {
+            _ = try await ContactsInternalClient(client: harness.rpc).matchContacts(
+                .init(app: "swivo", hashes: hashes), options: .service(Self.discovery))
+        }
+        Self.expect(error, .invalidArgument, "TOO_MANY_VALUES")
+        #expect(error?.details["maximum"] == String(ContactHashes.maximumPerCall))
+        await harness.stop()
+    }
+
     // MARK: - ListActivePushTokens
 
     @Test func listActive_groupsByAccount_andSkipsInactiveUnknownAndOtherAppsAccounts() async throws {

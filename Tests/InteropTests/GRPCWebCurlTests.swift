@@ -121,7 +121,7 @@ struct GRPCWebCurlTests {
             let trailers = WebBody.trailers(frames[0])
             #expect(trailers["grpc-status"] == "3")
             #expect(trailers["grpc-message"] == "response_size must not be negative")
-            #expect(Self.reason(trailers) == "INVALID_SIZE")
+            #expect(Self.reason(trailers) == "INVALID_ARGUMENT")
             #expect(trailers["x-grpc-test-echo-trailing-bin"] == "CgsKCwoL")
         }
     }

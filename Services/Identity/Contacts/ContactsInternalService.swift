@@ -20,7 +20,8 @@ struct ContactsInternalService: ContactsInternalProvider {
         -> Contacts.MatchContactsResponse {
         _ = try context.requireService()
         guard request.hashes.count <= ContactHashes.maximumPerCall else {
-            throw RPCError(code: .invalidArgument, message: "at most \(ContactHashes.maximumPerCall) hashes per call")
+            throw RPCError(Identity.ErrorReason.tooManyValues, message: "at most \(ContactHashes.maximumPerCall) hashes per call",
+                           details: ["maximum": String(ContactHashes.maximumPerCall)])
         }
         let hashes = Array(Set(request.hashes.filter(ContactHashes.isWellFormed)))
         guard !hashes.isEmpty else { return Contacts.MatchContactsResponse() }

@@ -257,7 +257,7 @@ def error_details(env):
     expect_error(error, grpc.StatusCode.INVALID_ARGUMENT, "response_size must not be negative")
     status, reasons = status_details(call)
     check(status.code == grpc.StatusCode.INVALID_ARGUMENT.value[0], "details code %d", status.code)
-    check(reasons == ["INVALID_SIZE"], "reasons %r", reasons)
+    check(reasons == ["INVALID_ARGUMENT"], "reasons %r", reasons)
 
 
 def unimplemented_method(env):

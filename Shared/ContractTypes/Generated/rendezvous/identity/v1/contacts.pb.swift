@@ -95,7 +95,8 @@ package struct ContactsInternalClient: Sendable {
     package init(client: any ClientTransport) { self.client = client }
 
     /// The members of `app` whose email or phone hashes to one of `hashes`; unknown hashes
-    /// contribute nothing. At most 1,000 hashes per call.
+    /// contribute nothing. At most 1,000 hashes per call; more is INVALID_ARGUMENT TOO_MANY_VALUES
+    /// (ErrorInfo.metadata: maximum).
     ///
     /// `/rendezvous.identity.v1.ContactsInternal/MatchContacts`, unary.
     package func matchContacts(_ request: Contacts.MatchContactsRequest, options: CallOptions = CallOptions()) async throws -> Contacts.MatchContactsResponse {

@@ -11,7 +11,8 @@ package import RPC
 /// the generated `register(in:)` routes each RPC to it.
 package protocol ContactsInternalProvider: RPCService {
     /// The members of `app` whose email or phone hashes to one of `hashes`; unknown hashes
-    /// contribute nothing. At most 1,000 hashes per call.
+    /// contribute nothing. At most 1,000 hashes per call; more is INVALID_ARGUMENT TOO_MANY_VALUES
+    /// (ErrorInfo.metadata: maximum).
     ///
     /// `/rendezvous.identity.v1.ContactsInternal/MatchContacts`, unary.
     func matchContacts(_ request: Contacts.MatchContactsRequest, context: ServerCallContext) async throws -> Contacts.MatchContactsResponse
