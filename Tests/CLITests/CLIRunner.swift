@@ -12,8 +12,8 @@ struct CLIRunner {
 
         /// stdout parsed as one JSON object.
         func json() throws -> [String: Any] {
-            guard let object = try JSONSerialization.jsonObject(with: Data(stdout.utf8)) as? [String: Any] else {
-                throw SubprocessError(message: "stdout is not a JSON object: \(stdout)")
+            guard let object = try? JSONSerialization.jsonObject(with: Data(stdout.utf8)) as? [String: Any] else {
+                throw SubprocessError(message: "stdout is not a JSON object: \(stdout) (status \(status), stderr: \(stderr))")
             }
             return object
         }
