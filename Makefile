@@ -75,8 +75,11 @@ test: deps
 	python3 compose/k8s/test_check.py
 	bash compose/k8s/play.sh
 	@# Two test processes side by side, each one test at a time and on a database of its own
-	@# (see the script); ContainerJourneyTests runs the journeys through compose's containers.
-	RV_CONTAINER_TESTS=1 SWIFT=$(SWIFT) bash Tests/run-swift-tests.sh
+	@# (see the script).
+	SWIFT=$(SWIFT) bash Tests/run-swift-tests.sh
+	@# Then the journeys through compose's containers, alone: beside the shards (the contract sweep
+	@# among them) the 2 cores starved the eight containers and calls ran past their deadlines.
+	RV_CONTAINER_TESTS=1 SWIFT=$(SWIFT) bash Tests/run-swift-tests.sh --filter ContainerJourneyTests
 
 ## run: Postgres and every service in the foreground until Ctrl-C.
 run: release db-start
