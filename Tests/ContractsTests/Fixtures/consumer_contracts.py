@@ -310,19 +310,19 @@ def saved_value(message, path):
     return str(getattr(holder, field.name))
 
 
-def start_service(name, executable, settings, log_directory):
-    """Starts executable `name` with the environment plus `settings` (None removes a variable);
-    (process, port) once it prints `<name> listening on HOST:PORT`. Its standard error goes to a
-    file (a pipe nobody reads would fill and block its logging), its later standard output is
-    drained."""
+def start_service(name, executable, settings, log_directory, settings_name=None):
+    """Starts executable `name` with the environment plus `settings` (None removes a variable)
+    and its ports (RV_<SETTINGS_NAME>_PORT, default the name's) at 0; (process, port) once it
+    prints `<name> listening on HOST:PORT`. Its standard error goes to a file (a pipe nobody
+    reads would fill and block its logging), its later standard output is drained."""
     env = dict(os.environ)
     for key, value in settings.items():
         if value is None:
             env.pop(key, None)
         else:
             env[key] = value
-    env["RV_%s_PORT" % name.upper()] = "0"
-    env["RV_%s_ADMIN_PORT" % name.upper()] = "0"
+    env["RV_%s_PORT" % (settings_name or name).upper()] = "0"
+    env["RV_%s_ADMIN_PORT" % (settings_name or name).upper()] = "0"
     env.setdefault("RV_LOG_LEVEL", "warning")
     log = os.path.join(log_directory, name + ".log")
     with open(log, "w") as errors:
@@ -353,6 +353,16 @@ def services_called(consumers):
     if unknown:
         fail_setup("not a service: %s (services: %s)" % (", ".join(map(str, unknown)), ", ".join(SERVICES)))
     return [name for name in SERVICES if name in names]
+
+
+def stop_services(started):
+    """Stops what start_service started ({name: (process, port)}), the last started first."""
+    for process, _ in reversed(list(started.values())):
+        process.terminate()
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
 
 
 def start_services(names, executables, secret_of, log_directory, started):
@@ -525,12 +535,7 @@ def live_failures(pool, consumers, executables):
         for channel in channels.values():
             channel.close()
     finally:
-        for process, _ in reversed(list(started.values())):
-            process.terminate()
-            try:
-                process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                process.kill()
+        stop_services(started)
         shutil.rmtree(log_directory, ignore_errors=True)
     return failures
 

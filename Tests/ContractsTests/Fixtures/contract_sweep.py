@@ -621,8 +621,7 @@ def main():
     lock = threading.Lock()
     try:
         cc.start_services(list(SERVICES), executables, secret_of, logs, started)
-        process, port = start_interop(executables["interop"], logs)
-        started["interop"] = (process, port)
+        started["interop"] = cc.start_service("interop-server", executables["interop"], {}, logs, settings_name="interop")
         channels = {name: grpc.insecure_channel("127.0.0.1:%d" % port, options=[
             ("grpc.max_receive_message_length", 64 << 20), ("grpc.max_metadata_size", 1 << 20)])
             for name, (_, port) in started.items()}
@@ -820,12 +819,7 @@ def main():
         for channel in channels.values():
             channel.close()
     finally:
-        for process, _ in reversed(list(started.values())):
-            process.terminate()
-            try:
-                process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                process.kill()
+        cc.stop_services(started)
         shutil.rmtree(logs, ignore_errors=True)
         if own_storage:
             shutil.rmtree(own_storage, ignore_errors=True)
@@ -923,23 +917,6 @@ def writes_of_refused_calls(refused, methods, channels, calls, lock, replayed):
         for session in sessions.values():
             session.close()
     return found
-
-
-def start_interop(executable, logs):
-    env = dict(os.environ, RV_INTEROP_PORT="0", RV_INTEROP_ADMIN_PORT="0")
-    env.setdefault("RV_LOG_LEVEL", "warning")
-    with open(os.path.join(logs, "interop.log"), "w") as errors:
-        process = subprocess.Popen([executable], env=env, stdout=subprocess.PIPE, stderr=errors, text=True)
-    deadline = time.time() + 60
-    while time.time() < deadline:
-        line = process.stdout.readline()
-        if not line:
-            break
-        if line.startswith("interop-server listening on "):
-            threading.Thread(target=process.stdout.read, daemon=True).start()
-            return process, int(line.strip().rsplit(":", 1)[1])
-    process.kill()
-    fail_setup("interop-server did not start")
 
 
 if __name__ == "__main__":
