@@ -12,7 +12,7 @@ import Runtime
 /// role and appends `RoleChanged` (changed_by empty) in one transaction.
 ///
 /// Exit status: 0 when the account has the role, 1 when there is no such account or the
-/// database fails, 2 for bad arguments.
+/// database fails (a connection is retried for 15 s first), 2 for bad arguments.
 struct GrantRoleCommand: Sendable {
     static let name = "grant-role"
     static let usage = "usage: identity grant-role --app APP (--email EMAIL | --username NAME | --account-id UUID) --role ROLE"
@@ -102,6 +102,7 @@ struct GrantRoleCommand: Sendable {
         let pool = PostgresPool(configuration: configuration)
         defer { pool.close() }
         do {
+            try await waitForDatabase(pool)
             try await Migrator(schema: "identity", migrations: try IdentityMigrations.all()).migrate(pool)
             guard let assignment = try await command.run(pool: pool, outbox: try Outbox(schema: "identity")) else {
                 report("identity grant-role: no account \(command.target.text) in \(command.app)")
@@ -112,9 +113,27 @@ struct GrantRoleCommand: Sendable {
                   : "\(assignment.accountID) in \(command.app) is already \(assignment.role)")
             fflush(nil)
             return 0
+        } catch let error as PostgresError where error.code == .connectionFailed {
+            // libpq's reason (host, port, refusal or resolver answer): an operator's message, no user data.
+            report("identity grant-role: cannot connect to Postgres: \(error.messagePrimary ?? "\(error)")")
+            return 1
         } catch {
             report("identity grant-role: \(error)")
             return 1
+        }
+    }
+
+    /// Run right after a deployment, the first connection can fail while Postgres starts or the
+    /// network's resolver learns its name: tries for up to `patience`, then throws the last failure.
+    private static func waitForDatabase(_ pool: PostgresPool, patience: Duration = .seconds(15)) async throws {
+        let deadline = ContinuousClock.now + patience
+        while true {
+            do {
+                _ = try await pool.withConnection { try await $0.query("SELECT 1") }
+                return
+            } catch let error as PostgresError where error.code == .connectionFailed && ContinuousClock.now < deadline {
+                try await Task.sleep(for: .seconds(1))
+            }
         }
     }
 

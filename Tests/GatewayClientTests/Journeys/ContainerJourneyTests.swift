@@ -23,13 +23,16 @@ struct ContainerJourneyTests {
                                "RV_MEDIA_RENDITION_INTERVAL_MS": "50"])
         do {
             let context = JourneyContext(stack: stack)
+            var failed = false
             for name in ["elite", "firstdate", "swivo", "unseen", "momento"] {
                 do {
                     try await JourneyCatalog.all[name]!(context)  // the catalogue has all five
                 } catch {
+                    failed = true
                     Issue.record("the \(name) journey through the containers failed: \(error)")
                 }
             }
+            if failed { print(await stack.logs()) }
             try await stopAndStart(stack)
         } catch {
             print(await stack.logs())
