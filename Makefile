@@ -92,7 +92,8 @@ run: release db-start
 ## then production's season P&L over 10,000 entries, the membrane query and consent capture;
 ## then messaging's sends with 1,000 open realtime streams (send → delivery latency);
 ## then media's 2 MiB photo uploads, signed-URL GETs and the reveal of a 5,000-photo event;
-## then all five products' journeys at once through the edge, two instances per service (journeys-bench).
+## then all five products' journeys at once through the edge, two instances per service (journeys-bench);
+## then how many concurrently active users the box holds at the service levels (capacity-bench).
 ## The benchmarks write to a database of their own in the same cluster (rendezvous_bench): the
 ## accounts and events they leave would otherwise fill `make run`'s and `make test`'s database
 ## (hundreds of thousands of anonymous accounts in one app, an event backlog every new consumer
@@ -108,6 +109,7 @@ bench: release db-start
 	python3 Tests/Benchmarks/messaging_bench.py calls
 	python3 Tests/Benchmarks/media_bench.py
 	python3 Tests/Benchmarks/journeys_bench.py
+	python3 Tests/Benchmarks/capacity_bench.py
 
 ## fuzz: libFuzzer on the protobuf decoder and the gRPC deframer for FUZZ_SECONDS.
 fuzz: deps

@@ -25,6 +25,7 @@ let package = Package(
         .library(name: "GatewayClientHTTP2", targets: ["GatewayClientHTTP2"]),
         .executable(name: "identity-bench", targets: ["IdentityBench"]),
         .executable(name: "journeys-bench", targets: ["JourneysBench"]),
+        .executable(name: "capacity-bench", targets: ["CapacityBench"]),
         .executable(name: "protoc-gen-rendezvous", targets: ["ProtocGen"]),
         .executable(name: "rendezvous", targets: ["RendezvousCLI"]),
         .executable(name: "rendezvous-edge", targets: ["EdgeRunner"]),
@@ -36,6 +37,8 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         // Only the `rendezvous` CLI uses it.
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        // Only capacity-bench uses it: latency distributions with bounded memory and error.
+        .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.2.0"),
     ],
     targets: [
         // C libraries: a module map and a shim each, imported by exactly one Swift module.
@@ -130,13 +133,17 @@ let package = Package(
         .executableTarget(name: "DBBenchServer", dependencies: ["Runtime", "RPC", "Postgres", "Contracts", "Auth"],
                           path: "Tests/Benchmarks/DBBenchServer", swiftSettings: swiftSettings),
 
-        .executableTarget(name: "IdentityBench", dependencies: ["RPC", "Contracts", "Auth", "Postgres", "Runtime"],
+        .executableTarget(name: "IdentityBench", dependencies: ["RPC", "Contracts", "Auth", "Postgres", "Runtime", "TestSupport"],
                           path: "Tests/Benchmarks/IdentityBench", swiftSettings: swiftSettings),
         // The five products' journeys through the edge, shared by GatewayClientTests and journeys-bench.
         .target(name: "Journeys", dependencies: ["GatewayClient", "GatewayClientHTTP2", "Contracts", "RPC", "TestSupport"], path: "Tests/Journeys",
                 swiftSettings: swiftSettings),
         .executableTarget(name: "JourneysBench", dependencies: ["Journeys", "GatewayClient", "GatewayClientHTTP2", "TestSupport"],
                           path: "Tests/Benchmarks/JourneysBench", swiftSettings: swiftSettings),
+        // How many concurrent users one box holds at the service levels: an open-loop user model.
+        .executableTarget(name: "CapacityBench", dependencies: ["GatewayClient", "GatewayClientHTTP2", "Contracts", "TestSupport", "Journeys", "Postgres",
+                                                                .product(name: "Histogram", package: "hdrhistogram-swift")],
+                          path: "Tests/Benchmarks/CapacityBench", swiftSettings: swiftSettings),
 
         // The edge container's entry point: nginx with its upstream names kept resolved.
         .executableTarget(name: "EdgeRunner", path: "Shared/EdgeRunner", swiftSettings: swiftSettings),

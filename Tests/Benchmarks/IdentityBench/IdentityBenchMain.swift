@@ -5,6 +5,7 @@ import Auth
 import Contracts
 import Foundation
 import RPC
+import TestSupport
 
 /// `identity-bench`: a load generator for a running identity service. It speaks gRPC through
 /// our own client because the refresh workload must spend each single-use refresh token

@@ -3,6 +3,7 @@ import Foundation
 import Postgres
 import RPC
 import Synchronization
+import TestSupport
 
 /// Messaging's send → realtime delivery, run when `--messaging-port` is given: `members`
 /// anonymous accounts of `app` signed in through identity and paired into conversations (seeded
