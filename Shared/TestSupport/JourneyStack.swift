@@ -31,10 +31,12 @@ package final class JourneyStack: Sendable {
     }
 
     /// Starts `instances` of each service (all at once) and the edge; `messagingEnvironment`
-    /// adds to messaging's settings (e.g. shorter encounter durations). Fails with the db.sh hint
+    /// adds to messaging's settings (e.g. shorter encounter durations). `quickJobs` runs media's
+    /// reveal, rendition and sweep jobs every 50-100 ms, so tests need not wait; a benchmark of
+    /// the deployment as shipped turns it off (their defaults). Fails with the db.sh hint
     /// when Postgres is down, and stops whatever it started when anything fails.
-    package static func start(instances: Int = 1, push: Bool = true,
-                              messagingEnvironment: [String: String] = [:]) async throws -> JourneyStack {
+    package static func start(instances: Int = 1, push: Bool = true, messagingEnvironment: [String: String] = [:],
+                              quickJobs: Bool = true) async throws -> JourneyStack {
         try await TestDatabase.makePool(TestDatabase.configuration(role: "identity", poolSize: 1)).close()
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("rv-journeys-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -69,8 +71,9 @@ package final class JourneyStack: Sendable {
             "production": ["RV_DISCOVERY_ADDRESS": address("discovery"), "RV_MESSAGING_ADDRESS": address("messaging")],
             "messaging": messaging.merging(["RV_DISCOVERY_ADDRESS": address("discovery"), "RV_PRODUCTION_ADDRESS": address("production"),
                                             "RV_MEDIA_ADDRESS": address("media")]) { given, _ in given },
-            "media": ["RV_MEDIA_STORAGE_DIR": storage, "RV_MEDIA_URL_SECRET": urlSecret,
-                      "RV_MEDIA_REVEAL_INTERVAL_MS": "50", "RV_MEDIA_SWEEP_INTERVAL_MS": "100", "RV_MEDIA_RENDITION_INTERVAL_MS": "50"],
+            "media": ["RV_MEDIA_STORAGE_DIR": storage, "RV_MEDIA_URL_SECRET": urlSecret].merging(
+                quickJobs ? ["RV_MEDIA_REVEAL_INTERVAL_MS": "50", "RV_MEDIA_SWEEP_INTERVAL_MS": "100", "RV_MEDIA_RENDITION_INTERVAL_MS": "50"]
+                          : [:]) { given, _ in given },
         ]
         let started = await withTaskGroup(of: Launch.self) { group in
             for service in services {

@@ -29,7 +29,7 @@ struct CapacityBenchMain {
     }
 
     static func run(_ options: Options) async throws {
-        let stack = try await JourneyStack.start(instances: options.instances)
+        let stack = try await JourneyStack.start(instances: options.instances, quickJobs: false)
         do {
             try await SeededProfiles.ensure(options.seededProfiles)  // after the services' migrations made the tables
         } catch {
