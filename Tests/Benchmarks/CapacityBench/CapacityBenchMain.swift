@@ -58,7 +58,14 @@ struct CapacityBenchMain {
         var users = options.startUsers
         while users <= options.maxUsers {
             let setupStart = ContinuousClock.now
-            _ = try await world.grow(to: users)
+            do {
+                _ = try await world.grow(to: users)
+            } catch {
+                // Bringing more users in is itself a service level: a box that cannot sign them
+                // in or open their connections does not hold them.
+                Report.say("\(String(format: "%6d", users))  setting the users up failed: \(error)")
+                break
+            }
             let active = world.users
             let setup = ContinuousClock.now - setupStart
             // A few seconds of the load first, not counted: connections warm, pools filled.

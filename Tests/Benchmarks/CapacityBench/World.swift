@@ -87,7 +87,21 @@ final class World: Sendable {
         return added
     }
 
+    /// One group, tried up to three times (a call lost to a busy moment is tried again, as an
+    /// app would; its clients are closed).
     private func makeGroup(_ app: UserModel.App) async throws -> [SimulatedUser] {
+        var attempt = 1
+        while true {
+            do {
+                return try await makeGroupOnce(app)
+            } catch where attempt < 3 {
+                attempt += 1
+                try await Task.sleep(for: .milliseconds(500))
+            }
+        }
+    }
+
+    private func makeGroupOnce(_ app: UserModel.App) async throws -> [SimulatedUser] {
         switch app {
         case .elite: try await makeDatingPair()
         case .swivo: try await makeSwivoGroup()
