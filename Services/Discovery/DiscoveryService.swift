@@ -16,6 +16,8 @@ struct DiscoveryService: DiscoveryProvider {
     let contacts: ContactMatcher
     /// Instagram's Graph endpoint, for ImportInstagram.
     let instagram: InstagramGraph
+    /// Feed pages, from viewers' windows kept in memory while they hold.
+    let feeds: FeedPages
 
     func getFeed(_ request: Discovery.GetFeedRequest, context: ServerCallContext) async throws -> Discovery.GetFeedResponse {
         let caller = try context.requireAccount()
@@ -30,9 +32,8 @@ struct DiscoveryService: DiscoveryProvider {
         }
         let priority = try await tiers.priorityTiers(app: caller.app)
         let asOf = after?.asOf ?? Int64(Date().timeIntervalSince1970 * 1_000_000)
-        let query = FeedStore.Query(viewer: viewer, app: caller.app, asOf: asOf, filters: filters, priorityTiers: priority,
-                                    after: after, limit: pageSize + 1)
-        let rows = try await pool.withTransaction { try await FeedStore.page(query, on: $0) }
+        let rows = try await feeds.page(.init(viewer: viewer, app: caller.app, asOf: asOf, filters: filters,
+                                              priorityTiers: priority, after: after, limit: pageSize + 1))
         let page = rows.prefix(pageSize)
         var response = Discovery.GetFeedResponse(cards: page.map(\.card))
         if rows.count > pageSize, let last = page.last, let id = UUID(uuidString: last.card.accountID) {

@@ -79,7 +79,7 @@ enum DiscoveryMigrations {
                 """),
             Migration(version: 3, name: "event cursors", sql: EventConsumer.ddl(schema: "discovery")),
         ] + outbox.migrations(from: 4) + [outbox.occurredAtIndexMigration(version: 6), groupSessions, SessionCatalog.seed, recencyIndex, memberSettings, connections, instagram,
-                likeIDs, admission]
+                likeIDs, admission, feedVersions]
     }
 
     /// Swivo's group sessions: categories and their options (seeded by `SessionCatalog`), sessions
@@ -189,5 +189,86 @@ enum DiscoveryMigrations {
     /// is no one's card and no one's swipe target. Rows from before it count as admitted.
     static let admission = Migration(version: 14, name: "admission", sql: """
         ALTER TABLE discovery.profiles ADD COLUMN admitted boolean NOT NULL DEFAULT true;
+        """)
+
+    /// What feeds' cached windows are checked against (`FeedStamp`, `FeedWindowCache`): a version
+    /// per app, bumped by every change of its profiles (statement triggers: a bulk load bumps
+    /// once) or of connections (mutual counts), and one per member, bumped by their swipes, by
+    /// blocks either way and by their reports. Triggers, so that every writer bumps them, on
+    /// every instance. And the app's latest listing, one index probe away.
+    static let feedVersions = Migration(version: 15, name: "feed versions", sql: """
+        CREATE TABLE discovery.feed_app_versions (
+            app text PRIMARY KEY,
+            version bigint NOT NULL
+        );
+        CREATE TABLE discovery.feed_member_versions (
+            account_id uuid PRIMARY KEY,
+            version bigint NOT NULL
+        );
+        CREATE INDEX profiles_by_listing ON discovery.profiles (app, listed_at);
+
+        CREATE FUNCTION discovery.bump_feed_apps(apps text[]) RETURNS void LANGUAGE sql AS $$
+            INSERT INTO discovery.feed_app_versions AS v (app, version)
+            SELECT DISTINCT a, 1 FROM unnest(apps) a WHERE a IS NOT NULL
+            ON CONFLICT (app) DO UPDATE SET version = v.version + 1
+        $$;
+        CREATE FUNCTION discovery.bump_feed_members(members uuid[]) RETURNS void LANGUAGE sql AS $$
+            INSERT INTO discovery.feed_member_versions AS v (account_id, version)
+            SELECT DISTINCT m, 1 FROM unnest(members) m
+            ON CONFLICT (account_id) DO UPDATE SET version = v.version + 1
+        $$;
+
+        CREATE FUNCTION discovery.feed_profiles_changed() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN
+            IF TG_OP <> 'DELETE' THEN PERFORM discovery.bump_feed_apps(ARRAY(SELECT DISTINCT app FROM new_rows)); END IF;
+            IF TG_OP <> 'INSERT' THEN PERFORM discovery.bump_feed_apps(ARRAY(SELECT DISTINCT app FROM old_rows)); END IF;
+            RETURN NULL;
+        END $$;
+        CREATE TRIGGER feed_profiles_inserted AFTER INSERT ON discovery.profiles
+            REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION discovery.feed_profiles_changed();
+        CREATE TRIGGER feed_profiles_updated AFTER UPDATE ON discovery.profiles
+            REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION discovery.feed_profiles_changed();
+        CREATE TRIGGER feed_profiles_deleted AFTER DELETE ON discovery.profiles
+            REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION discovery.feed_profiles_changed();
+
+        -- Connections have no app: their members' profiles tell it.
+        CREATE FUNCTION discovery.feed_connections_changed() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN
+            PERFORM discovery.bump_feed_apps(ARRAY(
+                SELECT p.app FROM discovery.profiles p
+                WHERE p.account_id IN (SELECT account_id FROM changed UNION SELECT other_id FROM changed)));
+            RETURN NULL;
+        END $$;
+        CREATE TRIGGER feed_connections_inserted AFTER INSERT ON discovery.connections
+            REFERENCING NEW TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION discovery.feed_connections_changed();
+        CREATE TRIGGER feed_connections_deleted AFTER DELETE ON discovery.connections
+            REFERENCING OLD TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION discovery.feed_connections_changed();
+
+        -- Swipes are only ever added (a person's are deleted with their profile, which bumps the app).
+        CREATE FUNCTION discovery.feed_swipe_added() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN
+            INSERT INTO discovery.feed_member_versions AS v (account_id, version) VALUES (NEW.swiper_id, 1)
+            ON CONFLICT (account_id) DO UPDATE SET version = v.version + 1;
+            RETURN NULL;
+        END $$;
+        CREATE TRIGGER feed_swipe_added AFTER INSERT ON discovery.swipes
+            FOR EACH ROW EXECUTE FUNCTION discovery.feed_swipe_added();
+
+        CREATE FUNCTION discovery.feed_block_changed() RETURNS trigger LANGUAGE plpgsql AS $$
+        DECLARE changed discovery.blocks := CASE WHEN TG_OP = 'DELETE' THEN OLD ELSE NEW END;
+        BEGIN
+            PERFORM discovery.bump_feed_members(ARRAY[changed.blocker_id, changed.blocked_id]);
+            RETURN NULL;
+        END $$;
+        CREATE TRIGGER feed_block_changed AFTER INSERT OR DELETE ON discovery.blocks
+            FOR EACH ROW EXECUTE FUNCTION discovery.feed_block_changed();
+
+        CREATE FUNCTION discovery.feed_report_changed() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN
+            PERFORM discovery.bump_feed_members(ARRAY[CASE WHEN TG_OP = 'DELETE' THEN OLD.reporter_id ELSE NEW.reporter_id END]);
+            RETURN NULL;
+        END $$;
+        CREATE TRIGGER feed_report_changed AFTER INSERT OR DELETE ON discovery.reports
+            FOR EACH ROW EXECUTE FUNCTION discovery.feed_report_changed();
         """)
 }
