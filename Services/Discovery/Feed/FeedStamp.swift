@@ -4,7 +4,8 @@ import Postgres
 /// What tells whether a viewer's feed window may have changed, read in one statement: the
 /// app's version (bumped with every change of its profiles or connections), the viewer's own
 /// (their swipes, blocks either way, reports) and how many likes they have received. Migration
-/// 15's triggers keep the versions, so every writer bumps them, on any instance. Likes received
+/// 15's triggers and `discovery.swipe` keep the versions, so every writer bumps them, on any
+/// instance. Likes received
 /// are counted rather than versioned: a version on the liked person's row would make every
 /// like of one person queue on it.
 struct FeedStamp: Sendable, Equatable {
