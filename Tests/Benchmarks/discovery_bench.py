@@ -141,9 +141,9 @@ LIMIT 21;
 COMMIT;
 """
 
-# The feed's SQL now (FeedPages), its two shapes. A page from the viewer's kept window: the
-# page's cards (21 by id) and the stamp that tells the window still holds, in one pipeline
-# outside a transaction. A window read afresh (the viewer's first page, or the next after a
+# The feed's SQL now (FeedPages), its shapes. A page from the viewer's kept window: the page's
+# cards (21 by id) and the stamp that tells the window still holds, in one pipeline outside a
+# transaction; once its cards are kept too, the stamp alone. A window read afresh (the viewer's first page, or the next after a
 # change): the stamp and the viewer, the window of 400 with their score parts, the cards, in
 # one repeatable-read transaction.
 CARDS_SQL = r"""SELECT p.account_id, p.public_name,
@@ -207,7 +207,8 @@ COMMIT;
 """
 FEED_SCRIPTS = [("the feed's SQL before issue 26", FEED_SQL_BEFORE),
                 ("a window read afresh (FeedStore.window and the rest)", FEED_SQL_FRESH),
-                ("a page from a kept window (cards and stamp)", FEED_SQL_KEPT)]
+                ("a page from a kept window, its cards read (cards, stamp)", FEED_SQL_KEPT),
+                ("a page from a kept window and kept cards (the stamp)", STAMP_SQL + "\n")]
 
 
 # A like as Postgres alone sees it, one pgbench client per stream, each call a new swiper (a

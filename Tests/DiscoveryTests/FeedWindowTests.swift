@@ -40,7 +40,10 @@ import Testing
         // A profile change (a shared tag: 100) and a newcomer.
         try await members.retag(tagged, ["jazz"])
         let newcomer = try await members.join("swivo", location: near)
-        #expect(try await ids() == [admirer.id, tagged.id, newcomer.id])
+        // Cards kept with the window are read again too: the changed one shows its new tag.
+        let cards = try await members.feed(of: viewer)
+        #expect(cards.map(\.accountID) == [admirer.id, tagged.id, newcomer.id])
+        #expect(cards.first { $0.accountID == tagged.id }?.sharedTags == ["jazz"])
     }
 
     /// The pages after the first come from the kept window and still walk everyone once.

@@ -3,8 +3,8 @@ import Foundation
 import Postgres
 
 /// Feed pages: ranked in memory from the viewer's window when the one kept still holds
-/// (`FeedWindowCache`; one round trip for the page's cards and the check), else from a window
-/// read afresh and kept.
+/// (`FeedWindowCache`; one round trip for the check, with the page's cards not kept yet), else
+/// from a window read afresh and kept.
 struct FeedPages: Sendable {
     struct Query: Sendable {
         var viewer: UUID
@@ -28,13 +28,25 @@ struct FeedPages: Sendable {
         let key = FeedWindowCache.Key(viewer: query.viewer, app: query.app, filters: query.filters)
         if let window = windows.window(key, asOf: query.asOf) {
             let ranked = rank(window.candidates, viewer: window.viewer, query)
-            // The stamp after the cards: a change committed before the cards were read shows in it.
-            let results = try await pool.withConnection { connection in
-                try await connection.pipeline([FeedStore.cards(ranked, asOf: query.asOf, viewerTags: window.viewer.tags),
-                                               FeedStamp.read(viewer: query.viewer, app: query.app)])
+            let stampRead = FeedStamp.read(viewer: query.viewer, app: query.app)
+            let missing = ranked.map(\.candidate.id).filter { window.cards[$0] == nil }
+            var base = window.cards
+            let stamp: FeedStamp
+            if missing.isEmpty {
+                stamp = try FeedStamp(try await pool.withConnection { try await $0.query(stampRead.sql, stampRead.params) })
+            } else {
+                // The stamp after the cards: a change committed before the cards were read shows in it.
+                let results = try await pool.withConnection { connection in
+                    try await connection.pipeline([FeedStore.cards(missing, asOf: query.asOf, viewerTags: window.viewer.tags),
+                                                   stampRead])
+                }
+                let read = try FeedStore.baseCards(from: results[0])
+                base.merge(read) { _, read in read }
+                stamp = try FeedStamp(results[1])
+                if stamp == window.stamp { windows.remember(read, for: key, stamp: stamp) }
             }
-            let cards = try FeedStore.cards(ranked, asOf: query.asOf, from: results[0])
-            if try FeedStamp(results[1]) == window.stamp, cards.count == ranked.count {
+            let cards = FeedStore.cards(ranked, asOf: query.asOf, base: base)
+            if stamp == window.stamp, cards.count == ranked.count {
                 return zip(cards, ranked).map { Row(card: $0, score: $1.score) }
             }
             windows.forget(key)
@@ -49,14 +61,16 @@ struct FeedPages: Sendable {
             let candidates = try await FeedStore.window(of: query.viewer, app: query.app, asOf: query.asOf,
                                                         filters: query.filters, viewer: viewer, on: connection)
             let ranked = rank(candidates, viewer: viewer, query)
-            let statement = FeedStore.cards(ranked, asOf: query.asOf, viewerTags: viewer.tags)
+            let statement = FeedStore.cards(ranked.map(\.candidate.id), asOf: query.asOf, viewerTags: viewer.tags)
             // Every card is there: the window's snapshot.
-            let cards = try FeedStore.cards(ranked, asOf: query.asOf,
-                                            from: try await connection.query(statement.sql, statement.params))
+            let base = try FeedStore.baseCards(from: try await connection.query(statement.sql, statement.params))
             // A window read as of a moment before someone's listing (a page token's) would never hold.
             let window = FeedWindowCache.Window(stamp: stamp, asOf: query.asOf, viewer: viewer, candidates: candidates)
-            if window.holds(asOf: query.asOf) { windows.keep(window, for: key) }
-            return zip(cards, ranked).map { Row(card: $0, score: $1.score) }
+            if window.holds(asOf: query.asOf) {
+                windows.keep(window, for: key)
+                windows.remember(base, for: key, stamp: stamp)
+            }
+            return zip(FeedStore.cards(ranked, asOf: query.asOf, base: base), ranked).map { Row(card: $0, score: $1.score) }
         }
     }
 

@@ -127,9 +127,9 @@ enum FeedStore {
         }
     }
 
-    /// The cards of a ranked page, in its order: what the window does not carry (name, age as of
-    /// `asOf`, photos…) read by id, the rest from the candidates.
-    static func cards(_ page: [FeedRanking.Ranked], asOf: Int64, viewerTags: [String]) -> PostgresStatement {
+    /// The cards of the people `ids` as far as the window does not carry them (name, age as of
+    /// `asOf`, photos…): `baseCards` reads its rows, `cards(_:asOf:base:)` completes them.
+    static func cards(_ ids: [UUID], asOf: Int64, viewerTags: [String]) -> PostgresStatement {
         PostgresStatement("""
             SELECT p.account_id, p.public_name,
                    coalesce(date_part('year', age((('epoch'::timestamptz + $2::int8 * interval '1 microsecond')
@@ -137,12 +137,11 @@ enum FeedStore {
                    p.gender, p.bio, p.title, p.tags, ARRAY(SELECT t FROM unnest(p.tags) t WHERE t = ANY($3::text[]) ORDER BY t),
                    p.neighborhood, p.photo_ids, p.verified
             FROM discovery.profiles p WHERE p.account_id = ANY($1::uuid[])
-            """, [.uuidArray(page.map(\.candidate.id)), .int64(asOf), .textArray(viewerTags)])
+            """, [.uuidArray(ids), .int64(asOf), .textArray(viewerTags)])
     }
 
-    /// Cards of `page` from the rows of `cards`, in the page's order; one whose row is missing (the
-    /// person was deleted since the window was read) is left out.
-    static func cards(_ page: [FeedRanking.Ranked], asOf: Int64, from rows: PostgresRows) throws -> [Discovery.Card] {
+    /// The rows of `cards(_:asOf:viewerTags:)` by id.
+    static func baseCards(from rows: PostgresRows) throws -> [UUID: Discovery.Card] {
         var byID: [UUID: Discovery.Card] = [:]
         for row in rows {
             var card = Discovery.Card()
@@ -160,15 +159,19 @@ enum FeedStore {
             card.verified = try row.decode(10)
             byID[id] = card
         }
-        var cards: [Discovery.Card] = []
-        cards.reserveCapacity(page.count)
-        for ranked in page {
-            guard var card = byID[ranked.candidate.id] else { continue }
+        return byID
+    }
+
+    /// The cards of a ranked page, in its order: `base` completed with what the candidates carry
+    /// as of `asOf`. One without a base card (the person was deleted since the window was read)
+    /// is left out.
+    static func cards(_ page: [FeedRanking.Ranked], asOf: Int64, base: [UUID: Discovery.Card]) -> [Discovery.Card] {
+        page.compactMap { ranked in
+            guard var card = base[ranked.candidate.id] else { return nil }
             card.distanceMeters = MemberDistance.shown(ranked.candidate.distance)
             card.superLikedYou = ranked.candidate.like(asOf: asOf) == 3
             card.mutualConnections = ranked.candidate.mutualConnections
-            cards.append(card)
+            return card
         }
-        return cards
     }
 }

@@ -1,3 +1,4 @@
+import Contracts
 import Foundation
 import Synchronization
 
@@ -5,8 +6,8 @@ import Synchronization
 /// instead of reading the window again: the window is what a feed costs Postgres.
 ///
 /// A window is served only while it is exactly what reading it again would give:
-/// - its `FeedStamp` is unchanged (read in the same round trip as the page's cards, after
-///   them, so a change committed before the cards were read shows in the stamp);
+/// - its `FeedStamp` is unchanged (read on every page; after the page's cards when some are not
+///   kept yet, so a change committed before the cards were read shows in the stamp);
 /// - the moment asked for is not before the window's, and everyone listed in the app was
 ///   listed by the window's moment (so no one listed later is missing);
 /// - it is still the UTC day it was read on (age filters and cards' ages turn at midnight).
@@ -39,6 +40,11 @@ final class FeedWindowCache: Sendable {
         var dayEnds: Int64
         var viewer: FeedStore.Viewer
         var candidates: [FeedCandidate]
+        /// Cards read while the stamp held, by id, before what the candidates add as of a moment
+        /// (`FeedStore.cards(_:asOf:base:)`): valid while the stamp holds (a profile change bumps
+        /// the app's version) and the day lasts (ages). At most `cardLimit`: the first pages,
+        /// the ones asked again and again.
+        var cards: [UUID: Discovery.Card] = [:]
 
         init(stamp: FeedStamp, asOf: Int64, viewer: FeedStore.Viewer, candidates: [FeedCandidate]) {
             self.stamp = stamp
@@ -68,6 +74,7 @@ final class FeedWindowCache: Sendable {
     }
 
     let capacity: Int
+    static let cardLimit = 100
     private let state = Mutex(State())
 
     init(capacity: Int = 1024) {
@@ -93,6 +100,17 @@ final class FeedWindowCache: Sendable {
             // Least recently used out, an eighth at a time, so the scan is rare.
             let evicted = state.entries.sorted { $0.value.used < $1.value.used }.prefix(max(1, capacity / 8))
             for (key, _) in evicted { state.entries[key] = nil }
+        }
+    }
+
+    /// Adds `cards` to the window kept for `key`, if it is still the one read with `stamp`.
+    func remember(_ cards: [UUID: Discovery.Card], for key: Key, stamp: FeedStamp) {
+        state.withLock { state in
+            guard var entry = state.entries[key], entry.window.stamp == stamp else { return }
+            for (id, card) in cards where entry.window.cards.count < Self.cardLimit {
+                entry.window.cards[id] = card
+            }
+            state.entries[key] = entry
         }
     }
 
