@@ -20,7 +20,8 @@ struct DiscoveryServer: Sendable {
                                          matches: matches, settings: settings,
                                          contacts: ContactMatcher(client: ContactsInternalClient(client: identity),
                                                                   credential: credential),
-                                         instagram: InstagramGraph(settings: settings.instagram, http: outbound))
+                                         instagram: InstagramGraph(settings: settings.instagram, http: outbound),
+                                         feeds: FeedPages(pool: pool, windows: FeedWindowCache()))
         let events = EventStreamService(outbox: outbox, pool: pool, notifier: notifier)
         let sessions = GroupSessionsService(pool: pool, store: SessionStore(outbox: outbox, inviteLinkBase: settings.inviteLinkBase),
                                             events: events)

@@ -16,6 +16,8 @@ struct DiscoveryService: DiscoveryProvider {
     let contacts: ContactMatcher
     /// Instagram's Graph endpoint, for ImportInstagram.
     let instagram: InstagramGraph
+    /// Feed pages, from viewers' windows kept in memory while they hold.
+    let feeds: FeedPages
 
     func getFeed(_ request: Discovery.GetFeedRequest, context: ServerCallContext) async throws -> Discovery.GetFeedResponse {
         let caller = try context.requireAccount()
@@ -30,9 +32,8 @@ struct DiscoveryService: DiscoveryProvider {
         }
         let priority = try await tiers.priorityTiers(app: caller.app)
         let asOf = after?.asOf ?? Int64(Date().timeIntervalSince1970 * 1_000_000)
-        let query = FeedStore.Query(viewer: viewer, app: caller.app, asOf: asOf, filters: filters, priorityTiers: priority,
-                                    after: after, limit: pageSize + 1)
-        let rows = try await pool.withTransaction { try await FeedStore.page(query, on: $0) }
+        let rows = try await feeds.page(.init(viewer: viewer, app: caller.app, asOf: asOf, filters: filters,
+                                              priorityTiers: priority, after: after, limit: pageSize + 1))
         let page = rows.prefix(pageSize)
         var response = Discovery.GetFeedResponse(cards: page.map(\.card))
         if rows.count > pageSize, let last = page.last, let id = UUID(uuidString: last.card.accountID) {
@@ -48,53 +49,71 @@ struct DiscoveryService: DiscoveryProvider {
         guard target != swiper else { throw DiscoveryError.cannotSwipeSelf }
         guard [.pass, .like, .superLike].contains(request.action) else { throw DiscoveryError.invalidAction }
         let (tier, entitlements) = try await tiers.entitlements(app: caller.app, tier: caller.tier)
-        let today = settings.clock.today()
+        let swipe = SwipeCall(swiper: swiper, target: target, app: caller.app, action: request.action,
+                              quiz: settings.isQuiz(app: caller.app, role: caller.role), tier: tier,
+                              entitlements: entitlements, day: settings.clock.today())
+        // Most swipes make no match: one statement, committed on its own. A like that completes a
+        // match is recorded again in a transaction with the match, so both or neither are kept.
+        if let response = try await pool.withConnection({ try await self.record(swipe, matchAllowed: false, on: $0) }) {
+            return response
+        }
         return try await pool.withTransaction { connection in
-            var response = Discovery.SwipeResponse()
-            let quiz = settings.isQuiz(app: caller.app, role: caller.role)
-            let state = try await SwipeStore.lockPairAndReadState(of: swiper, on: target, app: caller.app, day: today,
-                                                                  on: connection)
-            var used = state.used
-            if let existing = state.existing {
-                guard existing.action == request.action else {
-                    throw DiscoveryError.alreadySwiped(action: Self.name(of: existing.action))
-                }
-                response.swipe = Discovery.Swipe(accountID: target.uuidString.lowercased(), action: existing.action,
-                                                 swipedAt: Timestamp(microseconds: existing.createdAt))
-                response.match = try await matches.find(between: swiper, and: target, on: connection)?.message
-                response.quiz = quiz
-                response.quota = Self.quota(tier: tier, entitlements, used: used, day: today)
-                return response
+            // Non-nil: with matchAllowed the swipe is recorded or refused.
+            try await self.record(swipe, matchAllowed: true, on: connection)!
+        }
+    }
+
+    /// One swipe as `swipe` received it.
+    private struct SwipeCall {
+        var swiper: UUID
+        var target: UUID
+        var app: String
+        var action: Discovery.SwipeAction
+        var quiz: Bool
+        var tier: String
+        var entitlements: Membership.Entitlements
+        var day: AllowanceDay
+    }
+
+    /// Records `swipe` (`SwipeStore.swipe`) and answers it; nil when it would complete a match
+    /// and `matchAllowed` is false (nothing was written). With `matchAllowed`, the match is made
+    /// on `connection`, which must then be in a transaction.
+    private func record(_ swipe: SwipeCall, matchAllowed: Bool, on connection: Connection) async throws -> Discovery.SwipeResponse? {
+        let (kind, limit) = swipe.action == .superLike
+            ? ("super_likes", swipe.entitlements.superLikesPerDay) : ("likes", swipe.entitlements.likesPerDay)
+        let outcome = try await SwipeStore.swipe(swipe.action, by: swipe.swiper, on: swipe.target, app: swipe.app,
+                                                 quiz: swipe.quiz, limit: swipe.action == .pass ? -1 : limit, day: swipe.day,
+                                                 matchAllowed: matchAllowed, on: connection)
+        var response = Discovery.SwipeResponse()
+        response.quiz = swipe.quiz
+        let accountID = swipe.target.uuidString.lowercased()
+        switch outcome {
+        case .existing(let existing, let used):
+            guard existing.action == swipe.action else {
+                throw DiscoveryError.alreadySwiped(action: Self.name(of: existing.action))
             }
-            guard state.visible else { throw DiscoveryError.userNotFound }
-            let swipedAt: Int64
-            let likedBack: Discovery.SwipeAction?
-            if request.action != .pass {
-                let (kind, limit) = request.action == .superLike
-                    ? ("super_likes", entitlements.superLikesPerDay) : ("likes", entitlements.likesPerDay)
-                // Thrown, the error rolls back the swipe recorded beside the spent allowance.
-                guard let spent = try await SwipeStore.spendAndInsert(request.action, by: swiper, on: target, app: caller.app,
-                                                                      quiz: quiz, limit: limit, day: today,
-                                                                      on: connection) else {
-                    throw DiscoveryError.quotaExceeded(kind: kind, limit: limit, resetsAt: today.resetsAt)
-                }
-                (used, swipedAt, likedBack) = spent
-            } else {
-                (swipedAt, likedBack) = try await SwipeStore.insert(by: swiper, on: target, app: caller.app,
-                                                                    action: request.action, quiz: quiz, on: connection)
-            }
-            response.swipe = Discovery.Swipe(accountID: target.uuidString.lowercased(), action: request.action,
+            response.swipe = Discovery.Swipe(accountID: accountID, action: existing.action,
+                                             swipedAt: Timestamp(microseconds: existing.createdAt))
+            response.match = try await matches.find(between: swipe.swiper, and: swipe.target, on: connection)?.message
+            response.quota = Self.quota(tier: swipe.tier, swipe.entitlements, used: used, day: swipe.day)
+        case .hidden:
+            throw DiscoveryError.userNotFound
+        case .allowanceSpent:
+            throw DiscoveryError.quotaExceeded(kind: kind, limit: limit, resetsAt: swipe.day.resetsAt)
+        case .wouldMatch:
+            return nil
+        case .recorded(let swipedAt, let likedBack, let used):
+            response.swipe = Discovery.Swipe(accountID: accountID, action: swipe.action,
                                              swipedAt: Timestamp(microseconds: swipedAt))
-            response.quiz = quiz
-            if request.action != .pass, !quiz, let theirs = likedBack {
-                let match = try await matches.create(completer: swiper, other: target, app: caller.app,
-                                                     superLike: theirs == .superLike || request.action == .superLike,
+            if swipe.action != .pass, !swipe.quiz, let theirs = likedBack {
+                let match = try await matches.create(completer: swipe.swiper, other: swipe.target, app: swipe.app,
+                                                     superLike: theirs == .superLike || swipe.action == .superLike,
                                                      on: connection)
                 response.match = match.entry.message
             }
-            response.quota = Self.quota(tier: tier, entitlements, used: used, day: today)
-            return response
+            response.quota = Self.quota(tier: swipe.tier, swipe.entitlements, used: used, day: swipe.day)
         }
+        return response
     }
 
     func getQuota(_ request: Discovery.GetQuotaRequest, context: ServerCallContext) async throws -> Discovery.Quota {

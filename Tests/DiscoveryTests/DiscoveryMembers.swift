@@ -148,6 +148,14 @@ struct DiscoveryMembers: Sendable {
         return cards
     }
 
+    /// Replaces `member`'s tags, then waits until discovery has applied the change.
+    func retag(_ member: Member, _ tags: [String]) async throws {
+        var fields = Profiles.ProfileFields()
+        fields.tags = tags
+        _ = try await profiles.updateProfile(.init(fields: fields, updateMask: ["tags"]), options: member.bearer)
+        try await waitForDiscoveryToCatchUp()
+    }
+
     func swipe(_ member: Member, _ action: Discovery.SwipeAction, on other: Member) async throws -> Discovery.SwipeResponse {
         try await discovery.swipe(.init(accountID: other.id, action: action), options: member.bearer)
     }

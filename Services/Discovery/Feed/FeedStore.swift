@@ -3,37 +3,41 @@ import Foundation
 import Postgres
 import Runtime
 
-/// The ranked feed in one query over the projection: a window of candidates (`window`), then
-/// their scores. Scores are integers, so a page token's (score, id) is an exact position:
-///   400 per mutual connection; 100 per shared tag; 250 when they super-liked the viewer, 150 when they liked;
-///   200 for a tier ranked first in discovery; 20 per day of activity in the last 14;
-///   minus 2 per kilometre; 1000 while the person's boost runs.
-/// Every part is computed as of the feed's moment (`asOf`): likes and profiles that arrive
-/// later count only from a new first page.
+/// The feed's reads of the projection: the viewer, their window of candidates with what each
+/// one's score is made of (`FeedCandidate`, ranked in Swift by `FeedRanking`), and the cards of
+/// a page.
 enum FeedStore {
-    struct Query: Sendable {
-        var viewer: UUID
-        var app: String
-        var asOf: Int64
-        var filters: FeedFilters
-        var priorityTiers: [String]
-        var after: FeedToken?
-        var limit: Int
+    /// The viewer as a feed needs them: their tags and point (latitude, longitude), and the
+    /// latest listing of the app (Unix µs), which tells whether a window read now holds everyone
+    /// listed by a moment (`FeedWindowCache`).
+    struct Viewer: Sendable {
+        var tags: [String]
+        var location: (Double, Double)?
+        var latestListing: Int64?
+
+        init(tags: [String], location: (Double, Double)?, latestListing: Int64?) {
+            self.tags = tags
+            self.location = location
+            self.latestListing = latestListing
+        }
+
+        /// From the rows of `viewer(_:app:)`: always one (its `custom` row).
+        init(_ rows: PostgresRows) throws {
+            let row = rows[0]
+            let latitude = try row.decode(1, as: Double?.self)
+            let longitude = try row.decode(2, as: Double?.self)
+            tags = try row.decode(0)
+            location = latitude.flatMap { latitude in longitude.map { (latitude, $0) } }
+            latestListing = try row.decode(4)
+        }
     }
 
-    struct Row: Sendable {
-        var card: Discovery.Card
-        var score: Int64
-    }
-
-    /// The viewer's own tags and location (latitude, longitude), from the projection. A viewer
-    /// without a location but with a neighborhood is placed at its centroid: the middle of the
-    /// app's members who gave both (FirstDate's fallback), so the radius and distances still apply.
-    /// In the same round trip, the rest of the transaction gets plans made for its parameters
-    /// (see `page`).
-    static func viewer(_ account: UUID, app: String, on connection: Connection) async throws
-        -> (tags: [String], location: (Double, Double)?) {
-        let rows = try await connection.query("""
+    /// The viewer's own tags and location, from the projection. A viewer without a location but
+    /// with a neighborhood is placed at its centroid: the middle of the app's members who gave
+    /// both (FirstDate's fallback), so the radius and distances still apply. In the same
+    /// statement, the rest of the transaction gets plans made for its parameters (see `window`).
+    static func viewer(_ account: UUID, app: String) -> PostgresStatement {
+        PostgresStatement("""
             WITH custom AS MATERIALIZED (SELECT set_config('plan_cache_mode', 'force_custom_plan', true) AS mode),
                  me AS (SELECT tags, location, neighborhood FROM discovery.profiles WHERE account_id = $1),
                  point AS (
@@ -42,13 +46,10 @@ enum FeedStore {
                                       WHERE me.location IS NULL AND me.neighborhood <> '' AND p.app = $2
                                         AND p.neighborhood = me.neighborhood AND p.location IS NOT NULL)) AS g
                      FROM me)
-            SELECT coalesce(me.tags, '{}'), ST_Y(point.g), ST_X(point.g), custom.mode
+            SELECT coalesce(me.tags, '{}'), ST_Y(point.g), ST_X(point.g), custom.mode,
+                   (SELECT \(UnixMicroseconds.sql("max(p.listed_at)")) FROM discovery.profiles p WHERE p.app = $2)
             FROM custom LEFT JOIN (me CROSS JOIN point) ON true
             """, [.uuid(account), .text(app)])
-        guard let row = rows.first else { return ([], nil) }
-        let latitude = try row.decode(1, as: Double?.self)
-        let longitude = try row.decode(2, as: Double?.self)
-        return (try row.decode(0), latitude.flatMap { latitude in longitude.map { (latitude, $0) } })
     }
 
     /// How many people a feed ranks: the nearest this many (the GiST index hands them over in
@@ -56,85 +57,96 @@ enum FeedStore {
     /// bounded window keeps a page's cost flat however many people an app has.
     static let window = 400
 
-    /// One page; run it in a transaction: the plan is made for this call's parameters (a cached
-    /// generic plan cannot see the viewer's point and scans the whole app instead of the nearest),
-    /// as `viewer` sets for the transaction.
-    static func page(_ query: Query, on connection: Connection) async throws -> [Row] {
-        let viewer = try await viewer(query.viewer, app: query.app, on: connection)
+    /// The viewer's window as of `asOf`: everyone they may be shown (listed by then, active,
+    /// admitted, not swiped, blocked either way or reported, not incognito unless they liked
+    /// the viewer, within the filters), nearest first or most recently active, with what their
+    /// scores are made of. Run it in the transaction of `viewer`: the plan is made for this
+    /// call's parameters (a cached generic plan cannot see the viewer's point and scans the whole
+    /// app instead of the nearest).
+    ///
+    /// The people the viewer has acted on, and those who liked them, are read once as sets
+    /// (hashed), not probed per candidate; mutual connections are counted only when the viewer
+    /// has any.
+    static func window(of account: UUID, app: String, asOf: Int64, filters: FeedFilters, viewer: Viewer,
+                       on connection: Connection) async throws -> [FeedCandidate] {
         // Chosen here, not from input: the window's order, nearest first when the viewer has a
         // point (index-ordered KNN), else most recently active.
         let windowOrder = viewer.location == nil
             ? "coalesce(p.last_active_at, p.listed_at) DESC, p.account_id"
-            : "p.location <-> ST_SetSRID(ST_MakePoint($15::float8, $14::float8), 4326)::geography"
+            : "p.location <-> ST_SetSRID(ST_MakePoint($10::float8, $9::float8), 4326)::geography"
         let rows = try await connection.query("""
             WITH v AS MATERIALIZED (
-                SELECT 'epoch'::timestamptz + $3::int8 * interval '1 microsecond' AS as_of,
-                       CASE WHEN $14::float8 IS NULL THEN NULL
-                            ELSE ST_SetSRID(ST_MakePoint($15::float8, $14::float8), 4326)::geography END AS location
+                SELECT CASE WHEN $9::float8 IS NULL THEN NULL
+                            ELSE ST_SetSRID(ST_MakePoint($10::float8, $9::float8), 4326)::geography END AS location,
+                       EXISTS (SELECT 1 FROM discovery.connections WHERE account_id = $1) AS connected
+            ), likers AS MATERIALIZED (
+                SELECT swiper_id, action, created_at FROM discovery.swipes WHERE target_id = $1 AND action >= 2
             ), candidates AS (
-                SELECT p.account_id, p.public_name, p.birth_date, p.gender, p.bio, p.title, p.tags, p.neighborhood,
-                       p.photo_ids, p.verified, p.tier, \(MemberLocation.sql("p.location")) AS location, p.last_active_at,
-                       p.listed_at, p.boosted_until
+                SELECT p.account_id, p.tags, p.tier, \(MemberLocation.sql("p.location")) AS location,
+                       coalesce(p.last_active_at, p.listed_at) AS active_at, p.boosted_until
                 FROM discovery.profiles p
                 WHERE p.app = $2 AND p.active AND p.admitted AND p.account_id <> $1
                   AND p.listed_at <= 'epoch'::timestamptz + $3::int8 * interval '1 microsecond'
-                  AND NOT EXISTS (SELECT 1 FROM discovery.swipes s WHERE s.swiper_id = $1 AND s.target_id = p.account_id)
-                  AND NOT EXISTS (SELECT 1 FROM discovery.blocks b WHERE b.blocker_id = $1 AND b.blocked_id = p.account_id)
-                  AND NOT EXISTS (SELECT 1 FROM discovery.blocks b WHERE b.blocker_id = p.account_id AND b.blocked_id = $1)
-                  AND NOT EXISTS (SELECT 1 FROM discovery.reports r WHERE r.reporter_id = $1 AND r.reported_id = p.account_id)
-                  AND (NOT p.incognito OR EXISTS (SELECT 1 FROM discovery.swipes k
-                                                  WHERE k.swiper_id = p.account_id AND k.target_id = $1 AND k.action >= 2))
-                  AND ($14::float8 IS NULL OR p.location IS NOT NULL)
-                  AND ($5::int4 IS NULL OR p.birth_date <= (now() AT TIME ZONE 'UTC')::date - make_interval(years => $5::int4))
-                  AND ($6::int4 IS NULL OR p.birth_date > (now() AT TIME ZONE 'UTC')::date - make_interval(years => $6::int4 + 1))
-                  AND ($7::int4[] IS NULL OR p.gender = ANY($7::int4[]))
-                  AND ($8::text[] IS NULL OR p.cuisines && $8::text[])
+                  AND p.account_id NOT IN (SELECT target_id FROM discovery.swipes WHERE swiper_id = $1
+                                           UNION ALL SELECT blocked_id FROM discovery.blocks WHERE blocker_id = $1
+                                           UNION ALL SELECT blocker_id FROM discovery.blocks WHERE blocked_id = $1
+                                           UNION ALL SELECT reported_id FROM discovery.reports WHERE reporter_id = $1)
+                  AND (NOT p.incognito OR p.account_id IN (SELECT swiper_id FROM likers))
+                  AND ($9::float8 IS NULL OR p.location IS NOT NULL)
+                  AND ($4::int4 IS NULL OR p.birth_date <= (now() AT TIME ZONE 'UTC')::date - make_interval(years => $4::int4))
+                  AND ($5::int4 IS NULL OR p.birth_date > (now() AT TIME ZONE 'UTC')::date - make_interval(years => $5::int4 + 1))
+                  AND ($6::int4[] IS NULL OR p.gender = ANY($6::int4[]))
+                  AND ($7::text[] IS NULL OR p.cuisines && $7::text[])
                 ORDER BY \(windowOrder)
                 LIMIT \(window)
-            ), scored AS MATERIALIZED (
-                SELECT c.*, l.action AS liked, v.as_of,
-                       CASE WHEN v.location IS NULL OR c.location IS NULL THEN 0
-                            ELSE ST_Distance(c.location, v.location, false) END AS distance,
+            )
+            SELECT c.account_id,
+                   CASE WHEN v.location IS NULL OR c.location IS NULL THEN 0
+                        ELSE ST_Distance(c.location, v.location, false) END,
+                   c.tier, \(UnixMicroseconds.sql("c.active_at")), \(UnixMicroseconds.sql("c.boosted_until")),
+                   l.action, \(UnixMicroseconds.sql("l.created_at")),
+                   CASE WHEN v.connected THEN
                        (SELECT count(*) FROM discovery.connections mine JOIN discovery.connections theirs
                           ON theirs.other_id = mine.other_id AND theirs.account_id = c.account_id
-                        WHERE mine.account_id = $1)::int4 AS mutual
-                FROM candidates c CROSS JOIN v
-                LEFT JOIN discovery.swipes l
-                  ON l.swiper_id = c.account_id AND l.target_id = $1 AND l.action >= 2 AND l.created_at <= v.as_of
-            ), ranked AS (
-                SELECT r.*,
-                       CASE WHEN r.boosted_until > r.as_of THEN 1000 ELSE 0 END
-                       + 400 * r.mutual
-                       + CASE WHEN r.tier = ANY($9::text[]) THEN 200 ELSE 0 END
-                       + CASE r.liked WHEN 3 THEN 250 WHEN 2 THEN 150 ELSE 0 END
-                       + 20 * greatest(0, 14 - floor(greatest(0, extract(epoch FROM
-                             (r.as_of - coalesce(r.last_active_at, r.listed_at)))) / 86400))::int8
-                       + 100 * (SELECT count(*) FROM unnest(r.tags) t WHERE t = ANY($13::text[]))
-                       - 2 * floor(r.distance / 1000)::int8 AS score
-                FROM scored r
-            )
-            SELECT account_id, public_name, coalesce(date_part('year', age((as_of AT TIME ZONE 'UTC')::date, birth_date))::int4, 0),
-                   gender, bio, title, tags, ARRAY(SELECT t FROM unnest(tags) t WHERE t = ANY($13::text[]) ORDER BY t),
-                   neighborhood, distance, photo_ids, verified, coalesce(liked = 3, false), score, mutual
-            FROM ranked
-            -- The radius applies to the window, not inside it: a filter there would turn the
-            -- index-ordered nearest-first scan into a scan and sort of everyone in range. It
-            -- compares the distance already computed (the same sphere distance ST_DWithin
-            -- measures); `scored` is materialised so that distance and the mutual count are
-            -- computed once per candidate, not again wherever the score and the row refer to them.
-            WHERE ($14::float8 IS NULL OR distance <= $4::float8)
-              AND ($10::int8 IS NULL OR score < $10::int8 OR (score = $10::int8 AND account_id > $11::uuid))
-            ORDER BY score DESC, account_id
-            LIMIT $12
+                        WHERE mine.account_id = $1)::int4
+                   ELSE 0 END,
+                   (SELECT count(*) FROM unnest(c.tags) t WHERE t = ANY($8::text[]))::int4
+            FROM candidates c CROSS JOIN v
+            LEFT JOIN likers l ON l.swiper_id = c.account_id
             """,
-            [.uuid(query.viewer), .text(query.app), .int64(query.asOf), .double(query.filters.radiusMeters),
-             .int32(query.filters.minAge), .int32(query.filters.maxAge), .int32Array(query.filters.genders),
-             .textArray(query.filters.cuisines), .textArray(query.priorityTiers), .int64(query.after?.score),
-             .uuid(query.after?.id), .int(query.limit), .textArray(viewer.tags), .double(viewer.location?.0),
-             .double(viewer.location?.1)])
+            [.uuid(account), .text(app), .int64(asOf), .int32(filters.minAge), .int32(filters.maxAge),
+             .int32Array(filters.genders), .textArray(filters.cuisines), .textArray(viewer.tags),
+             .double(viewer.location?.0), .double(viewer.location?.1)])
         return try rows.map { row in
+            let likeAction = try row.decode(5, as: Int16?.self)
+            let likedAt = try row.decode(6, as: Int64?.self)
+            return FeedCandidate(id: try row.decode(0), distance: try row.decode(1), tier: try row.decode(2),
+                                 activeAt: try row.decode(3), boostedUntil: try row.decode(4),
+                                 like: likeAction.flatMap { action in likedAt.map { (action, $0) } },
+                                 mutualConnections: try row.decode(7), sharedTagCount: try row.decode(8))
+        }
+    }
+
+    /// The cards of the people `ids` as far as the window does not carry them (name, age as of
+    /// `asOf`, photos…): `baseCards` reads its rows, `cards(_:asOf:base:)` completes them.
+    static func cards(_ ids: [UUID], asOf: Int64, viewerTags: [String]) -> PostgresStatement {
+        PostgresStatement("""
+            SELECT p.account_id, p.public_name,
+                   coalesce(date_part('year', age((('epoch'::timestamptz + $2::int8 * interval '1 microsecond')
+                                                   AT TIME ZONE 'UTC')::date, p.birth_date))::int4, 0),
+                   p.gender, p.bio, p.title, p.tags, ARRAY(SELECT t FROM unnest(p.tags) t WHERE t = ANY($3::text[]) ORDER BY t),
+                   p.neighborhood, p.photo_ids, p.verified
+            FROM discovery.profiles p WHERE p.account_id = ANY($1::uuid[])
+            """, [.uuidArray(ids), .int64(asOf), .textArray(viewerTags)])
+    }
+
+    /// The rows of `cards(_:asOf:viewerTags:)` by id.
+    static func baseCards(from rows: PostgresRows) throws -> [UUID: Discovery.Card] {
+        var byID: [UUID: Discovery.Card] = [:]
+        for row in rows {
             var card = Discovery.Card()
-            card.accountID = try row.decode(0, as: UUID.self).uuidString.lowercased()
+            let id = try row.decode(0, as: UUID.self)
+            card.accountID = id.uuidString.lowercased()
             card.publicName = try row.decode(1)
             card.age = try row.decode(2)
             card.gender = Profiles.Gender(rawValue: try row.decode(3))
@@ -143,12 +155,23 @@ enum FeedStore {
             card.tags = try row.decode(6)
             card.sharedTags = try row.decode(7)
             card.neighborhood = try row.decode(8)
-            card.distanceMeters = MemberDistance.shown(try row.decode(9))
-            card.photoIDs = try row.decode(10)
-            card.verified = try row.decode(11)
-            card.superLikedYou = try row.decode(12)
-            card.mutualConnections = try row.decode(14)
-            return Row(card: card, score: try row.decode(13))
+            card.photoIDs = try row.decode(9)
+            card.verified = try row.decode(10)
+            byID[id] = card
+        }
+        return byID
+    }
+
+    /// The cards of a ranked page, in its order: `base` completed with what the candidates carry
+    /// as of `asOf`. One without a base card (the person was deleted since the window was read)
+    /// is left out.
+    static func cards(_ page: [FeedRanking.Ranked], asOf: Int64, base: [UUID: Discovery.Card]) -> [Discovery.Card] {
+        page.compactMap { ranked in
+            guard var card = base[ranked.candidate.id] else { return nil }
+            card.distanceMeters = MemberDistance.shown(ranked.candidate.distance)
+            card.superLikedYou = ranked.candidate.like(asOf: asOf) == 3
+            card.mutualConnections = ranked.candidate.mutualConnections
+            return card
         }
     }
 }

@@ -79,7 +79,7 @@ enum DiscoveryMigrations {
                 """),
             Migration(version: 3, name: "event cursors", sql: EventConsumer.ddl(schema: "discovery")),
         ] + outbox.migrations(from: 4) + [outbox.occurredAtIndexMigration(version: 6), groupSessions, SessionCatalog.seed, recencyIndex, memberSettings, connections, instagram,
-                likeIDs, admission]
+                likeIDs, admission, feedVersions, swipeFunction]
     }
 
     /// Swivo's group sessions: categories and their options (seeded by `SessionCatalog`), sessions
@@ -189,5 +189,165 @@ enum DiscoveryMigrations {
     /// is no one's card and no one's swipe target. Rows from before it count as admitted.
     static let admission = Migration(version: 14, name: "admission", sql: """
         ALTER TABLE discovery.profiles ADD COLUMN admitted boolean NOT NULL DEFAULT true;
+        """)
+
+    /// What feeds' cached windows are checked against (`FeedStamp`, `FeedWindowCache`): a version
+    /// per app, bumped by every change of its profiles (statement triggers: a bulk load bumps
+    /// once) or of connections (mutual counts), and one per member, bumped by their swipes (since
+    /// migration 16 by `discovery.swipe`, their one writer), by blocks either way and by their
+    /// reports. Triggers, so that every writer bumps them, on every instance. And the app's
+    /// latest listing, one index probe away.
+    static let feedVersions = Migration(version: 15, name: "feed versions", sql: """
+        CREATE TABLE discovery.feed_app_versions (
+            app text PRIMARY KEY,
+            version bigint NOT NULL
+        );
+        CREATE TABLE discovery.feed_member_versions (
+            account_id uuid PRIMARY KEY,
+            version bigint NOT NULL
+        );
+        CREATE INDEX profiles_by_listing ON discovery.profiles (app, listed_at);
+
+        CREATE FUNCTION discovery.bump_feed_apps(apps text[]) RETURNS void LANGUAGE sql AS $$
+            INSERT INTO discovery.feed_app_versions AS v (app, version)
+            SELECT DISTINCT a, 1 FROM unnest(apps) a WHERE a IS NOT NULL
+            ON CONFLICT (app) DO UPDATE SET version = v.version + 1
+        $$;
+        CREATE FUNCTION discovery.bump_feed_members(members uuid[]) RETURNS void LANGUAGE sql AS $$
+            INSERT INTO discovery.feed_member_versions AS v (account_id, version)
+            SELECT DISTINCT m, 1 FROM unnest(members) m
+            ON CONFLICT (account_id) DO UPDATE SET version = v.version + 1
+        $$;
+
+        CREATE FUNCTION discovery.feed_profiles_changed() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN
+            IF TG_OP <> 'DELETE' THEN PERFORM discovery.bump_feed_apps(ARRAY(SELECT DISTINCT app FROM new_rows)); END IF;
+            IF TG_OP <> 'INSERT' THEN PERFORM discovery.bump_feed_apps(ARRAY(SELECT DISTINCT app FROM old_rows)); END IF;
+            RETURN NULL;
+        END $$;
+        CREATE TRIGGER feed_profiles_inserted AFTER INSERT ON discovery.profiles
+            REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION discovery.feed_profiles_changed();
+        CREATE TRIGGER feed_profiles_updated AFTER UPDATE ON discovery.profiles
+            REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION discovery.feed_profiles_changed();
+        CREATE TRIGGER feed_profiles_deleted AFTER DELETE ON discovery.profiles
+            REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION discovery.feed_profiles_changed();
+
+        -- Connections have no app: their members' profiles tell it.
+        CREATE FUNCTION discovery.feed_connections_changed() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN
+            PERFORM discovery.bump_feed_apps(ARRAY(
+                SELECT p.app FROM discovery.profiles p
+                WHERE p.account_id IN (SELECT account_id FROM changed UNION SELECT other_id FROM changed)));
+            RETURN NULL;
+        END $$;
+        CREATE TRIGGER feed_connections_inserted AFTER INSERT ON discovery.connections
+            REFERENCING NEW TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION discovery.feed_connections_changed();
+        CREATE TRIGGER feed_connections_deleted AFTER DELETE ON discovery.connections
+            REFERENCING OLD TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION discovery.feed_connections_changed();
+
+        -- Swipes are only ever added (a person's are deleted with their profile, which bumps the app).
+        CREATE FUNCTION discovery.feed_swipe_added() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN
+            INSERT INTO discovery.feed_member_versions AS v (account_id, version) VALUES (NEW.swiper_id, 1)
+            ON CONFLICT (account_id) DO UPDATE SET version = v.version + 1;
+            RETURN NULL;
+        END $$;
+        CREATE TRIGGER feed_swipe_added AFTER INSERT ON discovery.swipes
+            FOR EACH ROW EXECUTE FUNCTION discovery.feed_swipe_added();
+
+        CREATE FUNCTION discovery.feed_block_changed() RETURNS trigger LANGUAGE plpgsql AS $$
+        DECLARE changed discovery.blocks := CASE WHEN TG_OP = 'DELETE' THEN OLD ELSE NEW END;
+        BEGIN
+            PERFORM discovery.bump_feed_members(ARRAY[changed.blocker_id, changed.blocked_id]);
+            RETURN NULL;
+        END $$;
+        CREATE TRIGGER feed_block_changed AFTER INSERT OR DELETE ON discovery.blocks
+            FOR EACH ROW EXECUTE FUNCTION discovery.feed_block_changed();
+
+        CREATE FUNCTION discovery.feed_report_changed() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN
+            PERFORM discovery.bump_feed_members(ARRAY[CASE WHEN TG_OP = 'DELETE' THEN OLD.reporter_id ELSE NEW.reporter_id END]);
+            RETURN NULL;
+        END $$;
+        CREATE TRIGGER feed_report_changed AFTER INSERT OR DELETE ON discovery.reports
+            FOR EACH ROW EXECUTE FUNCTION discovery.feed_report_changed();
+        """)
+
+    /// A swipe in one statement (`SwipeStore.swipe`): the pair's lock, what the swiper may do,
+    /// the day's allowance, the row and the swiper's feed version (migration 15), so a swipe
+    /// that makes no match is one round trip and one commit. A like that would complete a match writes nothing unless `match_allowed`: the
+    /// caller then runs it again inside the transaction that also creates the match.
+    /// Outcomes: 1 recorded, 2 already swiped (nothing written), 3 target not visible, 4
+    /// allowance spent, 5 would match.
+    static let swipeFunction = Migration(version: 16, name: "swipe function", sql: """
+        CREATE FUNCTION discovery.swipe(p_swiper uuid, p_target uuid, p_app text, p_action smallint, p_quiz boolean,
+                                        p_limit integer, p_day integer, p_match_allowed boolean,
+                                        OUT outcome smallint, OUT action smallint, OUT swiped_at bigint,
+                                        OUT liked_back smallint, OUT likes integer, OUT super_likes integer)
+        LANGUAGE plpgsql AS $$
+        #variable_conflict use_column
+        DECLARE
+            v_day date := date '1970-01-01' + p_day;
+            v_created timestamptz;
+        BEGIN
+            -- Swipes between the same two people queue here, whoever swipes and on whichever
+            -- instance: the later of two crossing likes then sees the earlier and makes the match.
+            PERFORM pg_advisory_xact_lock(hashtextextended(LEAST(p_swiper, p_target)::text || GREATEST(p_swiper, p_target)::text, 7102));
+            SELECT coalesce(u.likes, 0), coalesce(u.super_likes, 0) INTO likes, super_likes
+            FROM (SELECT 1) one LEFT JOIN discovery.daily_usage u ON u.account_id = p_swiper AND u.day = v_day;
+            SELECT s.action, s.created_at INTO action, v_created
+            FROM discovery.swipes s WHERE s.swiper_id = p_swiper AND s.target_id = p_target;
+            IF FOUND THEN
+                outcome := 2;
+                swiped_at := (extract(epoch FROM v_created) * 1000000)::int8;
+                RETURN;
+            END IF;
+            IF NOT EXISTS (SELECT 1 FROM discovery.profiles p
+                           WHERE p.account_id = p_target AND p.app = p_app AND p.active AND p.admitted
+                             AND NOT EXISTS (SELECT 1 FROM discovery.blocks b
+                                             WHERE (b.blocker_id = p_target AND b.blocked_id = p_swiper)
+                                                OR (b.blocker_id = p_swiper AND b.blocked_id = p_target))) THEN
+                outcome := 3;
+                RETURN;
+            END IF;
+            -- The target's like of the swiper that can match (not a quiz answer).
+            SELECT s.action INTO liked_back FROM discovery.swipes s
+            WHERE s.swiper_id = p_target AND s.target_id = p_swiper AND s.action >= 2 AND NOT s.quiz;
+            IF p_action >= 2 THEN
+                IF liked_back IS NOT NULL AND NOT p_quiz AND NOT p_match_allowed THEN
+                    outcome := 5;
+                    RETURN;
+                END IF;
+                -- The allowance of the like's kind (-1: no limit). Concurrent swipes of one
+                -- account queue on its counter row, so the limit holds under any concurrency.
+                IF p_limit = 0 THEN
+                    outcome := 4;
+                    RETURN;
+                END IF;
+                INSERT INTO discovery.daily_usage AS u (account_id, day, likes, super_likes)
+                VALUES (p_swiper, v_day, CASE WHEN p_action = 2 THEN 1 ELSE 0 END, CASE WHEN p_action = 3 THEN 1 ELSE 0 END)
+                ON CONFLICT (account_id, day) DO UPDATE
+                    SET likes = u.likes + EXCLUDED.likes, super_likes = u.super_likes + EXCLUDED.super_likes
+                    WHERE p_limit < 0 OR (p_action = 2 AND u.likes + 1 <= p_limit) OR (p_action = 3 AND u.super_likes + 1 <= p_limit)
+                RETURNING u.likes, u.super_likes INTO likes, super_likes;
+                IF NOT FOUND THEN
+                    outcome := 4;
+                    RETURN;
+                END IF;
+            END IF;
+            INSERT INTO discovery.swipes (swiper_id, target_id, app, action, quiz)
+            VALUES (p_swiper, p_target, p_app, p_action, p_quiz)
+            RETURNING created_at INTO v_created;
+            -- The swiper's feed window no longer holds (FeedStamp).
+            INSERT INTO discovery.feed_member_versions AS v (account_id, version) VALUES (p_swiper, 1)
+            ON CONFLICT (account_id) DO UPDATE SET version = v.version + 1;
+            outcome := 1;
+            action := p_action;
+            swiped_at := (extract(epoch FROM v_created) * 1000000)::int8;
+        END $$;
+        -- This function is the one writer of swipes: the version it bumps needs no trigger (a
+        -- row trigger cost about as much as the rest of the swipe).
+        DROP TRIGGER feed_swipe_added ON discovery.swipes;
+        DROP FUNCTION discovery.feed_swipe_added();
         """)
 }

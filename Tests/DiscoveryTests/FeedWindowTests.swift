@@ -1,0 +1,62 @@
+import Contracts
+import Foundation
+import RPC
+import TestSupport
+import Testing
+
+/// A viewer's feed window is kept between pages (`FeedWindowCache`); whatever would change it
+/// shows on the very next first page, read right after the change with no wait.
+@Suite(.serialized, .discoveryServices) struct FeedWindowTests {
+    @Test func nextFirstPage_reflectsSwipesBlocksReportsLikesAndNewcomers() async throws {
+        let members = try await DiscoveryMembers.make()
+        defer { members.close() }
+        let here = FeedTests.spot()
+        let near = (here.0 + 0.01, here.1 + 0.01)
+        let viewer = try await members.join("swivo", tags: ["jazz"], location: here)
+        let swiped = try await members.join("swivo", location: near)
+        let blocker = try await members.join("swivo", location: near)
+        let reported = try await members.join("swivo", location: near)
+        let admirer = try await members.join("swivo", location: near)
+        let tagged = try await members.join("swivo", location: near)
+        func ids() async throws -> [String] { try await members.feed(of: viewer).map(\.accountID) }
+        #expect(try await Set(ids()) == Set([swiped, blocker, reported, admirer, tagged].map(\.id)))
+        #expect(try await ids() == ids(), "two first pages in a row differ")
+
+        _ = try await members.swipe(viewer, .pass, on: swiped)
+        #expect(try await !ids().contains(swiped.id))
+
+        _ = try await members.safety.block(.init(accountID: viewer.id), options: blocker.bearer)
+        try await members.waitForDiscoveryToCatchUp()
+        #expect(try await !ids().contains(blocker.id))
+
+        _ = try await members.safety.report(.init(accountID: reported.id, reason: .spam), options: viewer.bearer)
+        try await members.waitForDiscoveryToCatchUp()
+        #expect(try await !ids().contains(reported.id))
+
+        // A like of the viewer ranks its maker first (150).
+        _ = try await members.swipe(admirer, .like, on: viewer)
+        #expect(try await ids().first == admirer.id)
+
+        // A profile change (a shared tag: 100) and a newcomer.
+        try await members.retag(tagged, ["jazz"])
+        let newcomer = try await members.join("swivo", location: near)
+        // Cards kept with the window are read again too: the changed one shows its new tag.
+        let cards = try await members.feed(of: viewer)
+        #expect(cards.map(\.accountID) == [admirer.id, tagged.id, newcomer.id])
+        #expect(cards.first { $0.accountID == tagged.id }?.sharedTags == ["jazz"])
+    }
+
+    /// The pages after the first come from the kept window and still walk everyone once.
+    @Test func pages_walkTheWindowOnce() async throws {
+        let members = try await DiscoveryMembers.make()
+        defer { members.close() }
+        let here = FeedTests.spot()
+        let viewer = try await members.join("swivo", location: here)
+        var people: [String] = []
+        for index in 0..<5 { people.append(try await members.join("swivo", location: (here.0 + 0.01 * Double(index), here.1)).id) }
+        let all = try await members.feed(of: viewer).map(\.accountID)
+        let paged = try await members.feed(of: viewer, pageSize: 2).map(\.accountID)
+        #expect(paged == all)
+        #expect(Set(all) == Set(people))
+    }
+}
