@@ -118,14 +118,15 @@ struct IdentityBenchMain {
                                                   postgresPID: options.postgresPID)
                 print("\nmessaging: send -> delivery on the recipient's realtime stream, \(options.messagingMembers) streams open "
                       + "over \(messagingConnections) connections (our client); Postgres CPU: the whole cluster's processes")
-                print("senders   msgs/s   accepted  fail  delivered  lost  dup  disorder   p50 ms   p99 ms   max ms  srv CPU   pg CPU")
+                print("senders   msgs/s   accepted  fail  delivered  lost  dup  disorder   p50 ms   p99 ms   max ms  srv CPU   pg CPU  gen CPU")
                 for result in results {
                     print(String(format: "%7d %8.0f %10d %5d %10d %5d %4d %9d %8.2f %8.2f %8.2f", result.senders,
                                  Double(result.accepted) / result.seconds, result.accepted, result.failed, result.delivered,
                                  result.undelivered, result.duplicated, result.outOfOrder, result.latency.p50,
                                  result.latency.p99, result.latency.max)
                           + (result.serverCPU.map { String(format: " %7.0f%%", $0) } ?? "       -")
-                          + (result.postgresCPU.map { String(format: " %7.0f%%", $0) } ?? "       -"))
+                          + (result.postgresCPU.map { String(format: " %7.0f%%", $0) } ?? "       -")
+                          + (result.clientCPU.map { String(format: " %7.0f%%", $0) } ?? "       -"))
                     if let error = result.firstError { print("    first failure: \(error)") }
                     if result.failed == 0 && result.undelivered == 0 && result.duplicated == 0 && result.outOfOrder == 0
                         && result.accepted > 0 { passed += 1 } else { failed += 1 }

@@ -34,6 +34,8 @@ struct RealtimeFanOutBench {
         var latency: LatencySummary
         var serverCPU: Double?
         var postgresCPU: Double?
+        /// This load generator's own CPU (it holds the streams and sends).
+        var clientCPU: Double?
         var firstError: String?
     }
 
@@ -121,6 +123,7 @@ struct RealtimeFanOutBench {
         for senders in senderCounts {
             let cpuBefore = ProcessCPU.seconds(pid: serverPID)
             let postgresBefore = postgresPID.flatMap(ProcessCPU.treeSeconds(root:))
+            let clientBefore = ProcessCPU.seconds(pid: nil)
             let outcome = await send(people, senders: senders, ledger: ledger)
             try await Task.sleep(for: .seconds(2))  // the last deliveries
             let (latencies, undelivered, duplicated, outOfOrder) = ledger.take()
@@ -130,11 +133,14 @@ struct RealtimeFanOutBench {
             let postgresCPU = postgresBefore.flatMap { before in
                 postgresPID.flatMap(ProcessCPU.treeSeconds(root:)).map { 100 * ($0 - before) / (outcome.seconds + 2) }
             }
+            let clientCPU = clientBefore.flatMap { before in
+                ProcessCPU.seconds(pid: nil).map { 100 * ($0 - before) / (outcome.seconds + 2) }
+            }
             results.append(Result(senders: senders, accepted: outcome.accepted, failed: outcome.failed, seconds: outcome.seconds,
                                   delivered: latencies.count, undelivered: undelivered, duplicated: duplicated,
                                   outOfOrder: outOfOrder,
                                   latency: LatencySummary(nanoseconds: latencies, failed: undelivered, seconds: outcome.seconds),
-                                  serverCPU: cpu, postgresCPU: postgresCPU, firstError: outcome.firstError))
+                                  serverCPU: cpu, postgresCPU: postgresCPU, clientCPU: clientCPU, firstError: outcome.firstError))
         }
         return results
     }
