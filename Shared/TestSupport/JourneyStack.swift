@@ -32,8 +32,8 @@ package final class JourneyStack: Sendable {
 
     /// Starts `instances` of each service (all at once) and the edge; `messagingEnvironment`
     /// adds to messaging's settings (e.g. shorter encounter durations). `quickJobs` runs media's
-    /// reveal, rendition and sweep jobs every 50-100 ms, so tests need not wait; a benchmark of
-    /// the deployment as shipped turns it off (their defaults). Fails with the db.sh hint
+    /// reveal, rendition and sweep jobs every 50-100 ms and messaging's push polls every 20 ms,
+    /// so tests need not wait; a benchmark of the deployment as shipped turns it off (their defaults). Fails with the db.sh hint
     /// when Postgres is down, and stops whatever it started when anything fails.
     package static func start(instances: Int = 1, push: Bool = true, messagingEnvironment: [String: String] = [:],
                               quickJobs: Bool = true) async throws -> JourneyStack {
@@ -50,7 +50,13 @@ package final class JourneyStack: Sendable {
         var messaging = messagingEnvironment
         if let apns {
             do {
-                messaging.merge(try apns.messagingEnvironment(directory: directory.appendingPathComponent("apns"))) { given, _ in given }
+                var push = try apns.messagingEnvironment(directory: directory.appendingPathComponent("apns"))
+                if !quickJobs {
+                    // The push workers' and followers' polls and retries at their shipped intervals.
+                    push["RV_PUSH_POLL_INTERVAL_MS"] = nil
+                    push["RV_APNS_BACKOFF_MS"] = nil
+                }
+                messaging.merge(push) { given, _ in given }
             } catch {
                 await apns.stop()
                 throw error
