@@ -5,7 +5,9 @@ package import Foundation
 /// each in a container on the project's own network. Nothing is shared with this host but the
 /// edge's TLS port, published on a free loopback port, and the fake APNs messaging pushes to,
 /// which the containers reach as host.containers.internal. Secrets are made for the run;
-/// `stop()` takes everything down, volumes included.
+/// `stop()` takes everything down, volumes included. podman's resolver (aardvark-dns 1.4)
+/// loses queries whenever a container starts, so the run adds `podman/fixed-addresses.yml`,
+/// as the README tells podman users to: every name the deployment uses is in /etc/hosts.
 package final class ContainerStack: Sendable {
     package static let services = ["identity", "discovery", "messaging", "production", "media"]
 
@@ -77,6 +79,8 @@ package final class ContainerStack: Sendable {
             "RV_IDENTITY_KEY_ENCRYPTION_KEY": Data((0..<32).map { _ in UInt8.random(in: 0...255) }).base64EncodedString()
                 .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_"),
             "RV_MEDIA_URL_SECRET": secret("media-url-secret"),
+            // podman/fixed-addresses.yml's network, one of its own per run.
+            "RV_COMPOSE_SUBNET": "10.89.\(Int.random(in: 200...254))",
         ]
         var credentials: [String] = []
         for service in services {
@@ -90,7 +94,9 @@ package final class ContainerStack: Sendable {
         let stack = ContainerStack(project: "rvtest\(id)", edgePort: Int(environment["RV_EDGE_PORT"]!)!,  // set above
                                    caFile: tls.appendingPathComponent("ca.pem").path, pushes: pushes, directory: directory,
                                    environment: environment,
-                                   composeFiles: [compose.appendingPathComponent("docker-compose.yml").path, overrideFile.path])
+                                   composeFiles: [compose.appendingPathComponent("docker-compose.yml").path,
+                                                  compose.appendingPathComponent("podman/fixed-addresses.yml").path,
+                                                  overrideFile.path])
         do {
             try await stack.compose(["up", "-d"], timeout: timeout)
             let deadline = ContinuousClock.now + timeout
@@ -126,13 +132,21 @@ package final class ContainerStack: Sendable {
                           "--account-id", accountID, "--role", role], timeout: .seconds(60))
     }
 
-    /// The last lines of every container's log, for a failure's report.
+    /// Every container's story for a failure's report: the last lines of its log that are not
+    /// a successful call's "rpc finished" (those are counted), so warnings, refusals and
+    /// failed calls stay within what a CI report keeps.
     package func logs() async -> String {
         var text = ""
         for service in ["postgres"] + Self.services + ["interop", "edge"] {
-            let result = try? await Subprocess.run("/usr/bin/podman", ["logs", "--tail", "40", container(service)],
-                                                   environment: environment, timeout: .seconds(20))
-            text += "\(service) log:\n\(result?.output ?? "(none)")\n"
+            guard let result = try? await Subprocess.run("/usr/bin/podman", ["logs", container(service)],
+                                                         environment: environment, timeout: .seconds(20)) else {
+                text += "\(service) log: (none)\n"
+                continue
+            }
+            let lines = result.output.split(separator: "\n", omittingEmptySubsequences: true)
+            let telling = lines.filter { !$0.contains("\"rpc.code\":\"OK\"") && !$0.contains("rpc.code=OK") }
+            text += "\(service) log (\(lines.count - telling.count) successful calls left out):\n"
+            text += telling.suffix(25).joined(separator: "\n") + "\n"
         }
         return text
     }

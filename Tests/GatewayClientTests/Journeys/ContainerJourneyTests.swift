@@ -43,9 +43,9 @@ struct ContainerJourneyTests {
         #expect(left.isEmpty, "left after podman-compose down: \(left)")
     }
 
-    /// Identity's container stopped: within the edge's resolve interval (rendezvous-edge, 2 s)
-    /// the edge answers GetAccount UNAVAILABLE; started again (at another address), the same
-    /// session's calls succeed.
+    /// Identity's container stopped: the edge answers GetAccount UNAVAILABLE within a call's
+    /// 3 s deadline (its address answers no connect, and the edge gives a connect 2 s); started
+    /// again, the same session's calls succeed.
     private func stopAndStart(_ stack: ContainerStack) async throws {
         let configuration = GatewayConfiguration(host: stack.edgeHost, port: stack.edgePort, security: stack.edgeSecurity,
                                                  app: "swivo", deviceName: "containers",
