@@ -36,6 +36,8 @@ package final class PostgresPool: Sendable {
     private let logger: Logger
     private let state: Mutex<PoolState>
     private let nextWaiterID = Atomic<Int>(0)
+    /// Monotonic nanoseconds when a connection last came back unbroken or was opened (0: never).
+    private let lastAnswered = Atomic<UInt64>(0)
 
     /// Connections opened by callers that run on no event loop are bound to `group`'s loops
     /// (by default one loop shared by every pool in the process).
@@ -52,6 +54,17 @@ package final class PostgresPool: Sendable {
             Stats(size: state.capacity, open: state.open, idle: state.idle.count,
                   inUse: state.open - state.idle.count, waiters: state.waiters.count)
         }
+    }
+
+    /// Whether the server answered this pool within `interval`: a connection was opened, or
+    /// came back from a caller unbroken. Free to ask (one atomic load): a busy pool proves the
+    /// server is reachable without a round trip of its own.
+    package func answered(within interval: Duration) -> Bool {
+        let last = lastAnswered.load(ordering: .relaxed)
+        guard last != 0 else { return false }
+        let now = MonotonicClock.nanoseconds()
+        // A store between the load and the clock read can make `last` the later one.
+        return now < last || now - last <= UInt64(max(0, PostgresConfiguration.milliseconds(interval))) * 1_000_000
     }
 
     /// Lends a connection to `body` and takes it back afterwards, rolling back any transaction
@@ -98,7 +111,9 @@ package final class PostgresPool: Sendable {
                 resume(state.withLock { $0.discard() })
             case .create:
                 do {
-                    return try await Connection.connect(configuration, on: loop ?? group.next())
+                    let connection = try await Connection.connect(configuration, on: loop ?? group.next())
+                    lastAnswered.store(MonotonicClock.nanoseconds(), ordering: .relaxed)
+                    return connection
                 } catch {
                     resume(state.withLock { $0.discard() })
                     throw error
@@ -165,6 +180,7 @@ package final class PostgresPool: Sendable {
             resume(state.withLock { $0.discard() })
         } else {
             let now = MonotonicClock.nanoseconds()
+            lastAnswered.store(now, ordering: .relaxed)
             resume(state.withLock { $0.release(connection, now: now) })
         }
     }

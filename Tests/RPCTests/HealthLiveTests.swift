@@ -49,6 +49,26 @@ import Testing
         }
     }
 
+    /// Readiness (Postgres down, consumers behind) turns the server and its services NOT_SERVING
+    /// and back; `liveness`, which liveness probes ask, stays SERVING throughout.
+    @Test func setReadiness_movesServerAndServices_butNotLiveness() async throws {
+        try await withServer { server, client in
+            let call = try await client.serverStreaming(path: Self.watch, request: HealthCheckRequest(service: ""),
+                                                        as: HealthCheckResponse.self)
+            var updates = call.makeAsyncIterator()
+            #expect(try await updates.next()?.status == .serving)
+            server.health.setReadiness(false)
+            #expect(try await updates.next()?.status == .notServing)
+            #expect(try await Self.check(client, "") == .notServing)
+            #expect(try await Self.check(client, EchoService.name) == .notServing)
+            #expect(try await Self.check(client, HealthService.livenessService) == .serving)
+            server.health.setReadiness(true)
+            #expect(try await updates.next()?.status == .serving)
+            #expect(try await Self.check(client, EchoService.name) == .serving)
+            call.cancel()
+        }
+    }
+
     @Test func watch_unknownService_reportsServiceUnknown_thenItsFirstStatus() async throws {
         try await withServer { server, client in
             let call = try await client.serverStreaming(path: Self.watch, request: HealthCheckRequest(service: "rv.test.Late"),

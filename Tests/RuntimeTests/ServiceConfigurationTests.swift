@@ -24,6 +24,7 @@ import Testing
         #expect(configuration.loopCount == nil)
         #expect(configuration.tls == nil)
         #expect(configuration.postgresURL == nil)
+        #expect(configuration.eventLagBound == .seconds(60))
         #expect(configuration.corsOrigins.isEmpty)
     }
 
@@ -48,6 +49,7 @@ import Testing
             "RV_SHUTDOWN_GRACE_SECONDS": "2.5",
             "RV_LOOP_COUNT": "3",
             "RV_PG_URL_IDENTITY": "postgresql://identity@127.0.0.1:7432/rendezvous",
+            "RV_EVENT_LAG_BOUND_SECONDS": "15",
             "RV_DISCOVERY_PORT": "1",
         ])
         let configuration = try ServiceConfiguration.load(name: "identity", defaultPort: 7101, environment: environment, arguments: [])
@@ -59,6 +61,17 @@ import Testing
         #expect(configuration.shutdownGracePeriod == .milliseconds(2500))
         #expect(configuration.loopCount == 3)
         #expect(configuration.postgresURL == "postgresql://identity@127.0.0.1:7432/rendezvous")
+        #expect(configuration.eventLagBound == .seconds(15))
+    }
+
+    @Test func load_eventLagBoundZero_turnsTheLagCheckOff() throws {
+        let configuration = try ServiceConfiguration.load(
+            name: "media", defaultPort: 7105, environment: Environment(["RV_EVENT_LAG_BOUND_SECONDS": "0"]), arguments: [])
+        #expect(configuration.eventLagBound == nil)
+        #expect(throws: ConfigurationError.self) {
+            try ServiceConfiguration.load(name: "media", defaultPort: 7105,
+                                          environment: Environment(["RV_EVENT_LAG_BOUND_SECONDS": "-1"]), arguments: [])
+        }
     }
 
     @Test func load_portWithoutAdminPort_putsAdminOneHundredAbove() throws {

@@ -59,7 +59,7 @@ enum PushRuntime {
                                              types: types, credential: credential, logger: context.logger) { event, connection in
                 try await planner.apply(event, source: source, on: connection)
             }
-            context.addBackgroundJob("push \(source) events") { await consumer.run() }
+            context.follow(consumer)
         }
         let worker = PushWorker(pool: pool, sender: sender, settings: settings, logger: context.logger)
         context.addBackgroundJob("push sending") { await worker.run() }

@@ -25,6 +25,24 @@ package final class HealthService: HealthProvider {
         for watcher in watchers { watcher.yield(status) }
     }
 
+    /// A status that only says the process runs and answers (SERVING until shutdown): for
+    /// liveness and start-up probes, which must not restart a process whose dependency is down.
+    /// The server's own status ("") and every service's follow its readiness (`setReadiness`).
+    package static let livenessService = "liveness"
+
+    /// Sets the server's status ("") and every service's, except `livenessService`: SERVING when
+    /// `ready`, else NOT_SERVING. No effect once shutdown began.
+    package func setReadiness(_ ready: Bool) {
+        let status: ServingStatus = ready ? .serving : .notServing
+        let watchers = state.withLock { state -> [AsyncStream<ServingStatus>.Continuation] in
+            guard !state.shuttingDown else { return [] }
+            for key in state.statuses.keys where key != Self.livenessService { state.statuses[key] = status }
+            return state.watchers.values
+                .filter { $0.service != Self.livenessService && state.statuses[$0.service] != nil }.map(\.continuation)
+        }
+        for watcher in watchers { watcher.yield(status) }
+    }
+
     /// Marks everything NOT_SERVING for good (graceful shutdown).
     package func enterShutdown() {
         let watchers = state.withLock { state -> [AsyncStream<ServingStatus>.Continuation] in

@@ -53,6 +53,7 @@ package final class RPCServer: Sendable {
                                  handler: RPCDispatcher(router: router, options: options, http: http, cors: configuration.cors))
         for service in services { health.setStatus(.serving, for: service.serviceName) }
         health.setStatus(.serving, for: "")
+        health.setStatus(.serving, for: HealthService.livenessService)
     }
 
     /// Binds and starts serving; returns the bound port.

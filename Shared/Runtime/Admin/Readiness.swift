@@ -1,7 +1,8 @@
 import Synchronization
 
 /// Whether the service should receive traffic: `/readyz` answers 200 only while the gRPC server
-/// is serving and every registered check passes.
+/// is serving and every registered check passes, and `publish` carries the same verdict to
+/// grpc.health.v1, which the Kubernetes readiness probe asks.
 package final class Readiness: Sendable {
     /// Where the process is in its life.
     package enum Phase: String, Sendable {
@@ -11,20 +12,24 @@ package final class Readiness: Sendable {
     }
 
     /// A named check, e.g. "postgres": throws (or times out) when the dependency is unusable.
+    /// The error's description is the reason `/readyz` shows: no secrets in it.
     package typealias Check = @Sendable () async throws -> Void
 
     private struct State {
         var phase = Phase.starting
-        var checks: [(name: String, check: Check)] = []
+        var checks: [ReadinessCheck] = []
     }
 
     private let state = Mutex(State())
-    /// How long one check may take before it counts as failed.
+    /// How long a probe waits for a check before counting it as failed ("timed out").
     package let checkTimeout: Duration
+    /// How long a check's result is reused before the check runs again.
+    package let maxAge: Duration
 
     /// Starts in `.starting`, with no checks.
-    package init(checkTimeout: Duration = .seconds(2)) {
+    package init(checkTimeout: Duration = .seconds(2), maxAge: Duration = .seconds(1)) {
         self.checkTimeout = checkTimeout
+        self.maxAge = maxAge
     }
 
     /// The current phase.
@@ -40,19 +45,28 @@ package final class Readiness: Sendable {
         state.withLock { $0.phase = .draining }
     }
 
-    /// Adds a check consulted by every `/readyz` while serving.
+    /// Adds a check consulted by every `/readyz` while serving. Probes within `maxAge` of its
+    /// last run reuse that result, so probes cost the dependency at most one call a `maxAge`.
     package func addCheck(_ name: String, _ check: @escaping Check) {
-        state.withLock { $0.checks.append((name, check)) }
+        let check = ReadinessCheck(name: name, maxAge: maxAge, check: check)
+        state.withLock { $0.checks.append(check) }
     }
 
-    /// The readiness verdict and a short reason for people reading the probe's output.
+    /// The readiness verdict and a short reason for people reading the probe's output
+    /// ("ready", "starting", "draining", or each failing check as "name: why", sorted, joined
+    /// by "; "). Answers within `checkTimeout` whatever the checks do.
     package func evaluate() async -> (ready: Bool, detail: String) {
         let (phase, checks) = state.withLock { ($0.phase, $0.checks) }
         guard phase == .serving else { return (false, phase.rawValue) }
         let timeout = checkTimeout
         let failures = await withTaskGroup(of: String?.self) { group in
-            for (name, check) in checks {
-                group.addTask { await Self.run(name, check, timeout: timeout) }
+            for check in checks {
+                group.addTask {
+                    switch await check.outcome(timeout: timeout) {
+                    case .passed: nil
+                    case .failed(let why): "\(check.name): \(why)"
+                    }
+                }
             }
             var failures: [String] = []
             for await failure in group {
@@ -63,25 +77,17 @@ package final class Readiness: Sendable {
         return failures.isEmpty ? (true, "ready") : (false, failures.joined(separator: "; "))
     }
 
-    /// nil when the check passed, else "name: why".
-    private static func run(_ name: String, _ check: @escaping Check, timeout: Duration) async -> String? {
-        await withTaskGroup(of: String?.self) { group in
-            group.addTask {
-                do {
-                    try await check()
-                    return nil
-                } catch {
-                    return "\(name): \(error)"
-                }
+    /// Evaluates every `interval` until cancelled and hands each change of verdict (and the
+    /// first) to `update`: the gRPC health service follows `/readyz` this way.
+    package func publish(every interval: Duration = .seconds(1), to update: @Sendable (_ ready: Bool) -> Void) async {
+        var published: Bool?
+        while !Task.isCancelled {
+            let ready = await evaluate().ready
+            if ready != published {
+                update(ready)
+                published = ready
             }
-            group.addTask {
-                try? await Task.sleep(for: timeout)
-                return "\(name): timed out"
-            }
-            // Safe: two tasks were added, so the first result exists.
-            let first = await group.next()!
-            group.cancelAll()
-            return first
+            try? await Task.sleep(for: interval)
         }
     }
 }

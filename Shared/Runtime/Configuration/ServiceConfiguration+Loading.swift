@@ -70,6 +70,9 @@ extension ServiceConfiguration {
         configuration.tls = try tlsFiles(reader)
         configuration.corsOrigins = try corsOrigins(reader)
         configuration.postgresURL = reader[postgresVariable(service: name)]
+        if let bound = try reader.seconds("RV_EVENT_LAG_BOUND_SECONDS", range: 0...86_400) {
+            configuration.eventLagBound = bound == .zero ? nil : bound
+        }
         return configuration
     }
 

@@ -17,6 +17,7 @@ package import Logging
 /// | `RV_TLS_CERT_FILE`, `RV_TLS_KEY_FILE` | unset: plaintext h2c; both set: TLS |
 /// | `RV_CORS_ORIGINS` | unset: no CORS (comma-separated origins, or `*`, that may call gRPC-Web from a browser) |
 /// | `RV_PG_URL_<SERVICE>` | unset |
+/// | `RV_EVENT_LAG_BOUND_SECONDS` | 60: `/readyz` fails while an event consumer is further behind (0: never) |
 ///
 /// `--host ADDR`, `--port N` and `--admin-port N` on the command line override the environment.
 package struct ServiceConfiguration: Sendable, Equatable {
@@ -42,6 +43,9 @@ package struct ServiceConfiguration: Sendable, Equatable {
     package var corsOrigins: [String]
     /// The service's Postgres connection string, passed through as written.
     package var postgresURL: String?
+    /// `/readyz` fails while one of the service's event consumers is further behind its
+    /// producer than this (`ConsumerLag`); nil never fails it for lag.
+    package var eventLagBound: Duration?
 
     /// PEM files for the server's TLS identity.
     package struct TLSFiles: Sendable, Equatable {
@@ -70,6 +74,7 @@ package struct ServiceConfiguration: Sendable, Equatable {
         self.tls = nil
         self.corsOrigins = []
         self.postgresURL = nil
+        self.eventLagBound = .seconds(60)
     }
 
     /// The variable holding a per-service setting, e.g. `RV_IDENTITY_PORT` for `PORT`.

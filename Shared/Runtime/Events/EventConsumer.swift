@@ -30,6 +30,9 @@ package struct EventConsumer: Sendable {
     /// Applies one event inside the consumer's transaction; throwing rolls back the events of
     /// that transaction and the consumer retries them after a backoff.
     package let apply: @Sendable (Events.Event, Connection) async throws -> Void
+    /// How far behind the producer this consumer is (`ServiceContext.follow` exports it and
+    /// fails `/readyz` past the bound).
+    package let lag = ConsumerLag()
 
     package init(source: String, schema: String, pool: PostgresPool, client: RPCClient, types: [String] = [],
                  credential: ServiceCredential? = nil, batchLimit: Int = 256,
@@ -74,8 +77,10 @@ package struct EventConsumer: Sendable {
         while !Task.isCancelled {
             do {
                 try await followOnce()
+                lag.failed()
                 backoff = .milliseconds(100)
             } catch {
+                lag.failed()
                 if Task.isCancelled { return }
                 logger.warning("event stream broke; reconnecting", metadata: [
                     "source": "\(source)", "error": "\(error)", "backoff_ms": "\(backoff.components.seconds * 1000 + backoff.components.attoseconds / 1_000_000_000_000_000)",
@@ -98,10 +103,14 @@ package struct EventConsumer: Sendable {
             path: "/\(EventStreamClient.serviceName)/WatchEvents",
             request: Events.WatchEventsRequest(afterCursor: after, types: types),
             as: Events.Event.self, options: credential.map { CallOptions.service($0) } ?? CallOptions())
+        lag.opened()
         while true {
             let events = try await stream.nextBatch(limit: batchLimit)
-            if events.isEmpty { break }
+            guard let first = events.first, let last = events.last else { break }
+            let now = ConsumerLag.now()
+            lag.received(oldest: first.occurredAt?.validMicroseconds ?? now, now: now)
             try await applyOnce(events)
+            lag.applied(more: events.count == batchLimit, newest: last.occurredAt?.validMicroseconds ?? now)
         }
         let status = await stream.status()
         if status.code != .ok { throw status }

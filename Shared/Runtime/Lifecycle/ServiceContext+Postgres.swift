@@ -3,7 +3,8 @@ package import Postgres
 extension ServiceContext {
     /// The service's connection pool: from `RV_PG_URL_<SERVICE>`, or locally the cluster of
     /// `compose/local/db.sh` as role `rv_<role>`. Applies `migrations` to `schema` before
-    /// returning, then registers a readiness check, pool gauges and a closer.
+    /// returning, then registers a readiness check (`addPostgresReadinessCheck`), pool gauges
+    /// and a closer.
     package func makePostgresPool(role: String? = nil, schema: String, migrations: [Migration] = [],
                                   poolSize: Int? = nil) async throws -> PostgresPool {
         let role = role ?? configuration.name
@@ -24,14 +25,30 @@ extension ServiceContext {
                 logger.info("migrations applied", metadata: ["schema": .string(schema), "versions": .string("\(applied)")])
             }
         }
-        addReadinessCheck("postgres") {
-            _ = try await pool.withConnection { try await $0.query("SELECT 1") }
-        }
+        addPostgresReadinessCheck(pool)
         let help = "Postgres pool connections by state"
         metrics.addGaugeHook("db_pool_connections", labels: [("state", "in_use")], help: help) { Double(pool.stats.inUse) }
         metrics.addGaugeHook("db_pool_connections", labels: [("state", "idle")], help: help) { Double(pool.stats.idle) }
         metrics.addGaugeHook("db_pool_waiters", help: "Tasks waiting for a Postgres connection") { Double(pool.stats.waiters) }
         onShutdown("postgres pool") { pool.close() }
         return pool
+    }
+
+    /// `/readyz` fails ("postgres: unreachable (connectionFailed)") while `pool` cannot reach
+    /// its server. A pool that had a connection back unbroken in the last `readiness.maxAge`
+    /// proves the server answers, so under load a probe costs no round trip; an idle pool
+    /// runs `SELECT 1`, at most once a `maxAge` however often probes come.
+    package func addPostgresReadinessCheck(_ pool: PostgresPool) {
+        let recent = readiness.maxAge
+        addReadinessCheck("postgres") {
+            if pool.answered(within: recent) { return }
+            do {
+                _ = try await pool.withConnection { try await $0.query("SELECT 1") }
+            } catch let error as PostgresError where error.code == .poolTimeout {
+                throw ReadinessFailure("no free connection (poolTimeout)")
+            } catch let error as PostgresError {
+                throw ReadinessFailure("unreachable (\(error.code))")
+            }
+        }
     }
 }

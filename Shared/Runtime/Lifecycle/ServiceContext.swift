@@ -56,7 +56,8 @@ package final class ServiceContext: Sendable {
         registrations.withLock { $0.closers.append((name, closer)) }
     }
 
-    /// `/readyz` answers 503 while `check` throws or takes longer than two seconds.
+    /// `/readyz` answers 503 (and grpc.health.v1 NOT_SERVING) while `check` throws or takes
+    /// longer than two seconds; its result is reused for a second.
     package func addReadinessCheck(_ name: String, _ check: @escaping Readiness.Check) {
         readiness.addCheck(name, check)
     }

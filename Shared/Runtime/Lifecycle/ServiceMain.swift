@@ -106,6 +106,7 @@ package enum ServiceMain {
 
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
             .init(service: AdminService(server: admin)),
+            .init(service: ReadinessPublisherService(readiness: readiness, health: server.health)),
         ]
         for (jobName, job) in context.jobs {
             services.append(.init(service: BackgroundJobService(name: jobName, job: job, logger: logger),
