@@ -182,7 +182,7 @@ EOF
             sleep 0.2
             local pending
             pending="$(admin_psql -d postgres -Atc "SELECT string_agg(name, ', ') FROM pg_settings WHERE pending_restart")"
-            [ -z "$pending" ] || echo "db.sh: $pending take effect when the cluster restarts ($0 stop; $0 start)" >&2
+            [ -z "$pending" ] || echo "db.sh: the cluster applies $pending at its next restart ($0 stop; $0 start)" >&2
         fi
     fi
 }
