@@ -428,7 +428,7 @@ EOF
     as_owner "$PG_BIN/pg_ctl" -D "$DATA_DIR" -m fast -w stop >/dev/null
     echo "db.sh: restored $(basename "$backup") and the archive up to $target_pg in $(elapsed "$started" "$(now_ns)") s into $DATA_DIR (stopped)." >&2
     echo "db.sh: look at it beside the running cluster: RV_DATA_DIR=$DATA_DIR RV_PG_PORT=<another port> bash $0 start" >&2
-    echo "db.sh: switch to it: bash $0 stop, then RV_DATA_DIR=$DATA_DIR for db.sh and make run (or move it to $( [ -n "${RV_DATA_DIR:-}" ] && echo "$RV_DATA_DIR" || echo "the cluster's folder" ))" >&2
+    echo "db.sh: the running cluster was not touched; to switch to the restored one, see README.md, \"Backups\"" >&2
     echo "$DATA_DIR"
 }
 
