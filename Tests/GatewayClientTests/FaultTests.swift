@@ -98,6 +98,8 @@ import TestSupport
     /// Applies AccountCreated events into a table of its own, counting each account's applications.
     struct Follower {
         let consumer: EventConsumer
+        /// The stream's name in `testsvc.event_cursors`, where its cursor is kept.
+        let source: String
         let table: String
         let task: Task<Void, Never>
 
@@ -116,6 +118,16 @@ import TestSupport
                 _ = try await connection.execute("INSERT INTO testsvc.event_cursors (source, cursor) VALUES ($1, $2)",
                                                  [.text(source), .int64(end)])
             }
+            return try follow(source: source, table: table, identityPort: identityPort, pool: pool)
+        }
+
+        /// The same follower on another database holding its table and cursor (a restored
+        /// cluster), resuming from the cursor stored there.
+        func resumed(identityPort: Int, pool: PostgresPool) throws -> Follower {
+            try Self.follow(source: source, table: table, identityPort: identityPort, pool: pool)
+        }
+
+        private static func follow(source: String, table: String, identityPort: Int, pool: PostgresPool) throws -> Follower {
             let consumer = try EventConsumer(
                 source: source, schema: "testsvc", pool: pool, client: RPCClient(host: "127.0.0.1", port: identityPort),
                 types: ["AccountCreated"], credential: try ServiceCredential(name: "faults", secret: FaultTests.secret)) { event, connection in
@@ -124,7 +136,7 @@ import TestSupport
                         ON CONFLICT (account_id) DO UPDATE SET applied = \(table).applied + 1
                         """, [.text(event.aggregateID)])
                 }
-            return Follower(consumer: consumer, table: table, task: Task { await consumer.run() })
+            return Follower(consumer: consumer, source: source, table: table, task: Task { await consumer.run() })
         }
 
         /// account id → times applied.

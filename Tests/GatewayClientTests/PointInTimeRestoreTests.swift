@@ -11,8 +11,10 @@ import TestSupport
 /// (archiving its WAL as db.sh sets every cluster up) while `db.sh backup` takes a base backup;
 /// more sign-ups follow, the test notes a time T, more follow still, and `db.sh restore T` builds
 /// a new cluster from the backup and the archive. On it every sign-up answered before T exists
-/// and none sent after T does; the cluster restored from is untouched; and identity started on
-/// the restored cluster serves: a session opened before T reads its account, a new sign-up works.
+/// and none sent after T does; the cluster restored from is untouched; identity started on the
+/// restored cluster serves (a session opened before T reads its account, a new sign-up works);
+/// and an event consumer following identity's AccountCreated events, its cursor and applied rows
+/// restored with the rest, resumes there from its cursor: every account applied once, none twice.
 @Suite(.serialized) struct PointInTimeRestoreTests {
     @Test func restoringToATime_keepsEveryWriteAnsweredBeforeIt_noneSentAfter_andIdentityServesOnIt() async throws {
         let source = try await FaultTests.ScratchCluster.start(name: "rv-pitr-pg")
@@ -32,6 +34,9 @@ import TestSupport
         let port = try LocalPort.free()
         let identity = try await EndToEndServiceProcess.start(
             "identity", environment: FaultTests.identityEnvironment(port: port, postgresURL: source.url(role: "identity")))
+        let sourcePool = PostgresPool(configuration: source.configuration(role: "testsvc"))
+        let sourceAdmin = PostgresPool(configuration: source.configuration(role: "admin", poolSize: 2))
+        let follower = try await FaultTests.Follower.start(identityPort: port, pool: sourcePool, admin: sourceAdmin)
         let load = FaultTests.SignUpLoad(port: port, streams: 8)
         #expect(await load.waitForSuccesses(100) != nil)
 
@@ -44,13 +49,15 @@ import TestSupport
         let target = FaultTests.SignUpLoad.wallClockMicros()
         #expect(await load.waitForSuccesses(100) != nil)
         await load.stop()
+        follower.task.cancel()
+        await follower.task.value
         await identity.stop()
+        sourcePool.close()
         let answers = load.answers.withLock { $0 }
         let before = answers.filter { $0.answeredMicros < target }
         let after = answers.filter { $0.sentMicros > target }
         #expect(before.count >= 200 && after.count >= 100, "\(before.count) sign-ups before T, \(after.count) after")
 
-        let sourceAdmin = PostgresPool(configuration: source.configuration(role: "admin", poolSize: 1))
         let size = try await sourceAdmin.withConnection { connection in
             try await connection.query("SELECT pg_database_size(current_database())")[0].decode(0, as: Int64.self)
         }
@@ -86,11 +93,32 @@ import TestSupport
         #expect(account.id == witness.accountID)
         let fresh = try await identityClient.signInAnonymously(.init(app: "swivo", deviceName: "after the restore"))
         #expect(fresh.account.map { !$0.id.isEmpty } == true)
+
+        // The consumer resumes on the restored cluster from the cursor restored with its rows.
+        let restoredPool = PostgresPool(configuration: restored.configuration(role: "testsvc"))
+        let appliedAtT = try await follower.applied(pool: restoredPool).count
+        let resumeStarted = ContinuousClock.now
+        let resumed = try follower.resumed(identityPort: restoredPort, pool: restoredPool)
+        var applied: [String: Int] = [:]
+        let deadline = ContinuousClock.now + .seconds(15)
+        while ContinuousClock.now < deadline {
+            applied = try await resumed.applied(pool: restoredPool)
+            if before.allSatisfy({ applied[$0.accountID] != nil }) { break }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        let caughtUp = ContinuousClock.now - resumeStarted
+        resumed.task.cancel()
+        await resumed.task.value
+        restoredPool.close()
+        #expect(before.filter { applied[$0.accountID] == nil }.count == 0, "the resumed consumer missed accounts from before T")
+        #expect(after.filter { applied[$0.accountID] != nil }.count == 0, "the resumed consumer applied accounts from after T")
+        #expect(applied.values.filter { $0 != 1 }.count == 0, "the resumed consumer applied an event twice")
         client.close()
         await restoredIdentity.stop()
 
         print("pitr: \(answers.count) sign-ups (\(before.count) answered before T, \(after.count) sent after, "
               + "\(answers.count - before.count - after.count) in flight at T); database \(size / 1_048_576) MiB; "
-              + "base backup \(backupTook) under load; restore to T (copy, WAL replay, promotion) \(restoreTook)")
+              + "base backup \(backupTook) under load; restore to T (copy, WAL replay, promotion) \(restoreTook); "
+              + "the consumer had applied \(appliedAtT) by T and resumed to \(applied.count) in \(caughtUp)")
     }
 }
