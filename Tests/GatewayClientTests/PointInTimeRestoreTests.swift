@@ -42,7 +42,14 @@ import TestSupport
 
         // The base backup, taken under the load.
         let backupStarted = ContinuousClock.now
-        let backup = try await source.run("backup")
+        let backup: String
+        do {
+            backup = try await source.run("backup")
+        } catch {
+            await load.stop()
+            follower.task.cancel()
+            throw error
+        }
         let backupTook = ContinuousClock.now - backupStarted
         #expect(FileManager.default.fileExists(atPath: backup + "/data/PG_VERSION"), "db.sh backup printed \(backup)")
         #expect(await load.waitForSuccesses(100) != nil)
