@@ -10,7 +10,7 @@ APT_PACKAGES := libnghttp2-dev libssl-dev libpq-dev zlib1g-dev libcurl4-openssl-
 PY_PACKAGES := grpcio grpcio-tools protobuf 'moto[server]' sonora podman-compose==1.0.6 kubernetes-validate
 FUZZ_SECONDS ?= 60
 
-.PHONY: deps build release generate test run bench fuzz clean db-start db-stop proto-baseline images
+.PHONY: deps build release generate test run bench fuzz clean db-start db-stop backup restore proto-baseline images
 
 ## deps: install the Debian and Python packages the build, tests and benchmarks need (only those missing).
 deps:
@@ -52,6 +52,17 @@ db-start: deps
 
 db-stop:
 	bash compose/local/db.sh stop
+
+## backup: a base backup of the local cluster (pg_basebackup) into .data/postgres-backups/<UTC time>, printed;
+## with the WAL archive (.data/postgres-wal-archive) it restores to any later moment (README, "Backups").
+backup:
+	bash compose/local/db.sh backup
+
+## restore: TARGET_TIME='2026-11-27 19:05:00Z' (or '10 minutes ago') restores the newest backup before it and the
+## archive up to it into a NEW cluster folder, printed and left stopped; the running cluster is not touched.
+restore:
+	@[ -n "$(TARGET_TIME)" ] || { echo "usage: make restore TARGET_TIME='2026-11-27 19:05:00Z'" >&2; exit 2; }
+	bash compose/local/db.sh restore '$(TARGET_TIME)'
 
 ## test: every test — Swift tests (codec, HTTP/2, RPC, Postgres, runtime, identity, gateway client end to end, the
 ## journeys in containers) and the grpcio interop and conformance suites; the images, the Kubernetes manifests.

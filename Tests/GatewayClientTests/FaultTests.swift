@@ -22,12 +22,24 @@ import TestSupport
 
     /// Anonymous sign-ups from `streams` tasks until `stop`, recording every acknowledged account.
     final class SignUpLoad: Sendable {
-        let acknowledged = Mutex<[String]>([])
+        /// One acknowledged sign-up: the account, its session's access token, and the wall clock
+        /// (microseconds since the epoch, the clock Postgres stamps commits with) when the call
+        /// was sent and when its answer came.
+        struct Answer: Sendable {
+            let accountID: String
+            let accessToken: String
+            let sentMicros: Int64
+            let answeredMicros: Int64
+        }
+
+        let answers = Mutex<[Answer]>([])
         let failures = Mutex(0)
         let lastSuccess = Mutex<ContinuousClock.Instant?>(nil)
         private let running = Atomic(true)
         private let tasks = Mutex<[Task<Void, Never>]>([])
 
+        /// The acknowledged accounts, in the order their answers came.
+        var acknowledged: [String] { answers.withLock { $0.map(\.accountID) } }
         init(port: Int, streams: Int) {
             let client = RPCClient(host: "127.0.0.1", port: port)
             let identity = IdentityClient(client: client)
@@ -36,9 +48,12 @@ import TestSupport
                     tasks.append(Task { [self] in
                         while running.load(ordering: .relaxed) {
                             do {
+                                let sent = Self.wallClockMicros()
                                 let session = try await identity.signInAnonymously(
                                     .init(app: "swivo", deviceName: "fault load \(stream)"), options: CallOptions(timeout: .seconds(2)))
-                                acknowledged.withLock { $0.append(session.account?.id ?? "") }
+                                let answer = Answer(accountID: session.account?.id ?? "", accessToken: session.accessToken,
+                                                    sentMicros: sent, answeredMicros: Self.wallClockMicros())
+                                answers.withLock { $0.append(answer) }
                                 lastSuccess.withLock { $0 = .now }
                             } catch {
                                 failures.withLock { $0 += 1 }
@@ -50,7 +65,14 @@ import TestSupport
             }
         }
 
-        var count: Int { acknowledged.withLock { $0.count } }
+        var count: Int { answers.withLock { $0.count } }
+
+        /// CLOCK_REALTIME in whole microseconds.
+        static func wallClockMicros() -> Int64 {
+            var now = timespec()
+            clock_gettime(CLOCK_REALTIME, &now)
+            return Int64(now.tv_sec) * 1_000_000 + Int64(now.tv_nsec) / 1_000
+        }
 
         /// Returns once `more` further sign-ups were acknowledged (or after `timeout`); the
         /// moment of the first of them.
@@ -76,6 +98,8 @@ import TestSupport
     /// Applies AccountCreated events into a table of its own, counting each account's applications.
     struct Follower {
         let consumer: EventConsumer
+        /// The stream's name in `testsvc.event_cursors`, where its cursor is kept.
+        let source: String
         let table: String
         let task: Task<Void, Never>
 
@@ -94,6 +118,16 @@ import TestSupport
                 _ = try await connection.execute("INSERT INTO testsvc.event_cursors (source, cursor) VALUES ($1, $2)",
                                                  [.text(source), .int64(end)])
             }
+            return try follow(source: source, table: table, identityPort: identityPort, pool: pool)
+        }
+
+        /// The same follower on another database holding its table and cursor (a restored
+        /// cluster), resuming from the cursor stored there.
+        func resumed(identityPort: Int, pool: PostgresPool) throws -> Follower {
+            try Self.follow(source: source, table: table, identityPort: identityPort, pool: pool)
+        }
+
+        private static func follow(source: String, table: String, identityPort: Int, pool: PostgresPool) throws -> Follower {
             let consumer = try EventConsumer(
                 source: source, schema: "testsvc", pool: pool, client: RPCClient(host: "127.0.0.1", port: identityPort),
                 types: ["AccountCreated"], credential: try ServiceCredential(name: "faults", secret: FaultTests.secret)) { event, connection in
@@ -102,7 +136,7 @@ import TestSupport
                         ON CONFLICT (account_id) DO UPDATE SET applied = \(table).applied + 1
                         """, [.text(event.aggregateID)])
                 }
-            return Follower(consumer: consumer, table: table, task: Task { await consumer.run() })
+            return Follower(consumer: consumer, source: source, table: table, task: Task { await consumer.run() })
         }
 
         /// account id → times applied.
@@ -138,7 +172,7 @@ import TestSupport
     /// since it started exactly once (none missing, none twice).
     static func expectNothingLost(_ load: SignUpLoad, _ follower: Follower, pool: PostgresPool,
                                   admin: PostgresPool) async throws {
-        let acknowledged = load.acknowledged.withLock { $0 }
+        let acknowledged = load.acknowledged
         #expect(Set(acknowledged).count == acknowledged.count)
         let stored = try await Self.stored(acknowledged, pool: admin)
         let missing = acknowledged.filter { stored[$0] != 1 }
@@ -206,23 +240,28 @@ import TestSupport
 
     /// A Postgres cluster of this test's own (`compose/local/db.sh` with its own folder and
     /// port, `synchronous_commit = on` as `make run` has it), so crashing it disturbs no other test.
+    /// db.sh keeps its WAL archive and base backups in folders beside it (`-wal-archive`, `-backups`).
     struct ScratchCluster {
         let port: Int
         let directory: String
 
-        static func start() async throws -> ScratchCluster {
-            let cluster = ScratchCluster(port: try LocalPort.free(), directory: NSTemporaryDirectory() + "rv-fault-pg-\(UUID().uuidString.prefix(8))")
+        static func start(name: String = "rv-fault-pg") async throws -> ScratchCluster {
+            let cluster = ScratchCluster(port: try LocalPort.free(), directory: NSTemporaryDirectory() + "\(name)-\(UUID().uuidString.prefix(8))")
             try await cluster.run("start")
             return cluster
         }
 
-        func run(_ command: String) async throws {
+        /// Runs `db.sh command arguments…` on this cluster; returns its standard output (what it
+        /// prints for scripts: a backup's folder, a restored cluster's folder).
+        @discardableResult
+        func run(_ command: String, _ arguments: [String] = [], environment: [String: String] = [:]) async throws -> String {
             let script = RepositoryPaths.root.appendingPathComponent("compose/local/db.sh").path
-            let result = try await Subprocess.run("/bin/bash", [script, command], environment: [
-                "RV_DATA_DIR": directory, "RV_PG_PORT": String(port)])
+            let result = try await Subprocess.run("/bin/bash", [script, command] + arguments, environment: environment.merging([
+                "RV_DATA_DIR": directory, "RV_PG_PORT": String(port)]) { _, cluster in cluster }, separateErrorOutput: true)
             guard result.exitCode == 0 else {
-                throw SubprocessError(message: "db.sh \(command) failed (\(result.exitCode)):\n\(result.output)")
+                throw SubprocessError(message: "db.sh \(command) failed (\(result.exitCode)):\n\(result.output)\(result.errorOutput)")
             }
+            return result.output.trimmingCharacters(in: .whitespacesAndNewlines)
         }
 
         /// `environment` with the sessions' `synchronous_commit` on, as `make run`'s are: make
@@ -244,7 +283,9 @@ import TestSupport
 
         func remove() async {
             try? await run("stop")
-            try? FileManager.default.removeItem(atPath: directory)
+            for folder in [directory, directory + "-wal-archive", directory + "-backups"] {
+                try? FileManager.default.removeItem(atPath: folder)
+            }
         }
     }
 

@@ -7,6 +7,10 @@
 #   compose/local/db.sh status   exit 0 when running
 #   compose/local/db.sh env      print export lines (host, port, database, one URL per service)
 #   compose/local/db.sh psql     psql as the admin role over the cluster's unix socket
+#   compose/local/db.sh backup   base backup (pg_basebackup) into <backups>/<UTC time>/, printed
+#   compose/local/db.sh restore TARGET_TIME
+#                                point-in-time restore into a NEW cluster folder, left stopped;
+#                                the running cluster is never touched (see README, "Backups")
 #
 # Environment (all optional):
 #   RV_DATA_DIR              cluster folder            default <repo>/.data/postgres, or, when
@@ -17,6 +21,10 @@
 #   RV_PG_OS_USER            OS user owning the cluster when run as root   default rendezvous
 #   RV_PG_ADMIN_PASSWORD     password of rv_admin      default rv_admin_local
 #   RV_PG_PASSWORD_<SERVICE> password of rv_<service>  default rv_<service>_local
+#   RV_WAL_ARCHIVE_DIR       WAL archive folder        default <cluster folder>-wal-archive
+#   RV_BACKUP_DIR            base backups' folder      default <cluster folder>-backups
+#   RV_BACKUP_KEEP           base backups kept         default 7 (older ones and their WAL go)
+#   RV_RESTORE_DIR           restore's new cluster     default <cluster folder>-restored-<UTC time>
 #
 # Each service role rv_<service> owns schema <service> and has no rights on any other schema.
 # rv_admin is a superuser for migrations in tests and for pgbench, never for services.
@@ -31,6 +39,8 @@ ADMIN_PASSWORD="${RV_PG_ADMIN_PASSWORD:-rv_admin_local}"
 PG_BIN=/usr/lib/postgresql/15/bin
 # The services that own a schema, and the SQL of their roles: one place, shared with compose.
 source "$REPO/compose/postgres/service-roles.sh"
+# The WAL archive's archive_command and restore_command: one place, shared with compose.
+source "$REPO/compose/postgres/wal-archive.sh"
 SERVICES=("${RV_SCHEMA_SERVICES[@]}")
 
 die() { echo "db.sh: $*" >&2; exit 1; }
@@ -64,6 +74,10 @@ choose_data_dir() {
 DATA_DIR_NOTE=""
 choose_data_dir
 LOG_FILE="$DATA_DIR/server.log"
+# Beside the cluster's folder, never inside it (a base backup copies the cluster's folder whole).
+# Put them on another disk (these variables) to survive losing the cluster's.
+ARCHIVE_DIR="${RV_WAL_ARCHIVE_DIR:-$DATA_DIR-wal-archive}"
+BACKUP_DIR="${RV_BACKUP_DIR:-$DATA_DIR-backups}"
 
 service_password() {
     local var="RV_PG_PASSWORD_${1^^}"
@@ -108,6 +122,16 @@ ensure_data_dir() {
     chmod 700 "$DATA_DIR"
 }
 
+# A folder of the cluster's owner beside the data (the WAL archive, base backups), 0700.
+ensure_owned_dir() {
+    mkdir -p "$1"
+    if [ "$(id -u)" = 0 ]; then
+        chown "$OS_USER:" "$1"
+        runuser -u "$OS_USER" -- test -w "$1" || die "$OS_USER cannot write to $1 (a parent folder lacks o+x)"
+    fi
+    chmod 700 "$1"
+}
+
 init_cluster() {
     [ -f "$DATA_DIR/PG_VERSION" ] && return
     ensure_data_dir
@@ -125,7 +149,9 @@ init_cluster() {
 
 write_config() {
     local conf="$DATA_DIR/rendezvous.conf"
-    local wanted
+    local wanted archive_command
+    ensure_owned_dir "$ARCHIVE_DIR"
+    archive_command="$(rv_archive_command "$ARCHIVE_DIR")" || die "cannot archive into $ARCHIVE_DIR"
     wanted="$(cat <<EOF
 # Written by compose/local/db.sh on every start; edit the script, not this file.
 listen_addresses = '$HOST'
@@ -139,12 +165,25 @@ synchronous_commit = on
 log_min_messages = warning
 log_min_error_statement = panic
 timezone = 'UTC'
+# Continuous archiving (make backup, make restore): every finished WAL segment is copied into the
+# archive, and a segment with writes is finished at least every archive_timeout.
+wal_level = replica
+archive_mode = on
+archive_command = '$archive_command'
+archive_timeout = 60
 EOF
 )"
     if [ ! -f "$conf" ] || [ "$(cat "$conf")" != "$wanted" ]; then
         printf '%s\n' "$wanted" | as_owner tee "$conf" >/dev/null
-        # A running cluster takes synchronous_commit on reload (port and addresses need a restart).
-        if is_running; then as_owner "$PG_BIN/pg_ctl" -D "$DATA_DIR" reload >/dev/null; fi
+        # A running cluster takes synchronous_commit and archive_command on reload (port,
+        # addresses and archive_mode need a restart, which it says).
+        if is_running; then
+            as_owner "$PG_BIN/pg_ctl" -D "$DATA_DIR" reload >/dev/null
+            sleep 0.2
+            local pending
+            pending="$(admin_psql -d postgres -Atc "SELECT string_agg(name, ', ') FROM pg_settings WHERE pending_restart")"
+            [ -z "$pending" ] || echo "db.sh: the cluster applies $pending at its next restart ($0 stop; $0 start)" >&2
+        fi
     fi
 }
 
@@ -189,7 +228,7 @@ start_detached() (
         fd="${fd##*/}"
         if [ "$fd" -gt 2 ] && [ "$fd" != 255 ]; then eval "exec $fd>&-"; fi
     done
-    as_owner "$PG_BIN/pg_ctl" -D "$DATA_DIR" -l "$LOG_FILE" -w -t 60 start >/dev/null
+    as_owner "$PG_BIN/pg_ctl" -D "$DATA_DIR" -l "$LOG_FILE" -w -t 60 "$@" start >/dev/null
 )
 
 cmd_start() {
@@ -251,6 +290,148 @@ cmd_env() {
     done
 }
 
+# Nanoseconds since the epoch, now.
+now_ns() { date +%s%N; }
+# Seconds with two decimals between two now_ns readings.
+elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", (b - a) / 1e9 }'; }
+
+# The archive must hold every write up to now (restore's target may be seconds ago): a commit,
+# so that recovery finds a transaction after any earlier target, then a switch to a new segment,
+# and a wait until the archiver has copied the finished one.
+archive_now() {
+    local segment waited=0
+    segment="$(admin_psql -d postgres -Atc "SELECT pg_current_xact_id()" -c "SELECT pg_walfile_name(pg_switch_wal())" | tail -n1)"
+    while [ ! -f "$ARCHIVE_DIR/$segment" ]; do
+        [ "$waited" -lt 600 ] || die "WAL segment $segment was not archived within 60 s (see $LOG_FILE)"
+        sleep 0.1
+        waited=$((waited + 1))
+    done
+}
+
+# A base backup of the running cluster: pg_basebackup over the unix socket into
+# $BACKUP_DIR/<UTC time>/data, without WAL of its own (-X none): pg_basebackup returns only once
+# the archive holds all the WAL the backup needs, so a backup that finished is restorable from
+# the archive. `finished` records when (restore picks the newest backup finished before its
+# target). Then only the newest RV_BACKUP_KEEP backups stay, and the archive keeps the WAL from
+# the oldest of them on.
+cmd_backup() {
+    is_running || die "not running; run: $0 start"
+    [ "$(admin_psql -d postgres -Atc 'SHOW archive_mode')" = on ] ||
+        die "archive_mode is off until the cluster restarts ($0 stop; $0 start): a base backup without an archive cannot be restored to a point in time"
+    local failing
+    failing="$(admin_psql -d postgres -Atc "SELECT last_failed_wal FROM pg_stat_archiver WHERE last_failed_time > coalesce(last_archived_time, '-infinity')")"
+    [ -z "$failing" ] || die "archiving fails (segment $failing, see $LOG_FILE): the backup would wait for it forever"
+    ensure_owned_dir "$BACKUP_DIR"
+    local stamp folder started finished
+    stamp="$(date -u +%Y%m%dT%H%M%SZ)"
+    folder="$BACKUP_DIR/$stamp"
+    [ ! -e "$folder" ] || die "$folder exists already (one backup a second)"
+    ensure_owned_dir "$folder"
+    started="$(now_ns)"
+    # (The server's notes on the socket it skips and on the archive are expected: not shown.)
+    as_owner "$PG_BIN/pg_basebackup" -h "$DATA_DIR" -p "$PORT" -U rv_admin -D "$folder/data" \
+        --wal-method=none --checkpoint=fast --label="rendezvous $stamp" \
+        2> >(grep -vE 'skipping special file "\./\.s\.PGSQL|all required WAL segments have been archived' >&2) ||
+        { rm -rf "$folder"; die "pg_basebackup failed"; }
+    finished="$(now_ns)"
+    # The copied log is the source cluster's: a restored cluster starts one of its own.
+    rm -f "$folder/data/server.log"
+    printf '%s\n' "$finished" | as_owner tee "$folder/finished" >/dev/null
+    echo "db.sh: base backup of $(du -sh "$folder/data" | cut -f1) in $(elapsed "$started" "$finished") s" >&2
+    prune_backups
+    echo "$folder"
+}
+
+# Keeps the newest RV_BACKUP_KEEP finished backups and the archive's WAL from the oldest of them on.
+prune_backups() {
+    local keep="${RV_BACKUP_KEEP:-7}" backups=() folder oldest
+    [[ "$keep" =~ ^[1-9][0-9]*$ ]] || die "RV_BACKUP_KEEP must be a positive number: $keep"
+    for folder in "$BACKUP_DIR"/*/; do
+        folder="${folder%/}"
+        [ -f "$folder/finished" ] && backups+=("$folder")
+    done
+    while [ "${#backups[@]}" -gt "$keep" ]; do
+        echo "db.sh: removing base backup ${backups[0]} (RV_BACKUP_KEEP=$keep)" >&2
+        rm -rf "${backups[0]}"
+        backups=("${backups[@]:1}")
+    done
+    oldest="$(sed -n 's/^START WAL LOCATION: .* (file \([0-9A-F]\{24\}\))$/\1/p' "${backups[0]}/data/backup_label")"
+    if [ -n "$oldest" ]; then as_owner "$PG_BIN/pg_archivecleanup" "$ARCHIVE_DIR" "$oldest"; fi
+}
+
+# Point-in-time restore into a new cluster folder, from the newest base backup that finished
+# before the target and the archive's WAL, replayed up to the target time (every transaction
+# committed at or before it, none after), then promoted: a cluster of its own, on a timeline of
+# its own, left stopped. The running cluster, its folder and its archive are only read.
+cmd_restore() {
+    local target="${1:-}"
+    [ -n "$target" ] || die "usage: $0 restore TARGET_TIME   (e.g. '2026-11-27 19:05:00Z', '10 minutes ago'; no zone: the machine's)"
+    local target_ns target_pg
+    target_ns="$(date -d "$target" +%s%N 2>/dev/null)" || die "TARGET_TIME '$target' is not a time date(1) can read"
+    [ "$target_ns" -le "$(now_ns)" ] || die "TARGET_TIME '$target' is in the future"
+    # To the microsecond, as Postgres keeps commit times.
+    target_pg="$(date -u -d "@${target_ns:0:-9}.${target_ns: -9}" '+%Y-%m-%d %H:%M:%S.%6N+00')"
+
+    local folder backup=""
+    for folder in "$BACKUP_DIR"/*/; do
+        folder="${folder%/}"
+        [ -f "$folder/finished" ] && [ "$(cat "$folder/finished")" -lt "$target_ns" ] && backup="$folder"
+    done
+    [ -n "$backup" ] || die "no base backup in $BACKUP_DIR finished before $target_pg (make backup takes one)"
+
+    local source_archive="$ARCHIVE_DIR" new
+    new="${RV_RESTORE_DIR:-$DATA_DIR-restored-$(date -u +%Y%m%dT%H%M%SZ)}"
+    [ ! -e "$new" ] || [ -z "$(ls -A "$new")" ] || die "$new exists and is not empty"
+    local started
+    started="$(now_ns)"
+    if is_running; then archive_now; fi
+
+    # From here on the commands act on the new cluster: its own folder and its own archive
+    # (its timeline's WAL must never land in the archive it was restored from).
+    DATA_DIR="$new"
+    LOG_FILE="$DATA_DIR/server.log"
+    ARCHIVE_DIR="$new-wal-archive"
+    ensure_data_dir
+    as_owner cp -a "$backup/data/." "$DATA_DIR/"
+    # The socket's lock file (the socket lives in the cluster's folder, which the backup copied)
+    # would stop the restored cluster from starting.
+    rm -f "$DATA_DIR"/.s.PGSQL.*.lock
+    write_config
+    as_owner touch "$DATA_DIR/recovery.signal"
+    as_owner tee -a "$DATA_DIR/postgresql.auto.conf" >/dev/null <<EOF
+restore_command = '$(rv_restore_command "$source_archive")'
+recovery_target_time = '$target_pg'
+recovery_target_action = 'promote'
+EOF
+    # Only its own socket, in its folder, while it recovers: no port to collide with.
+    local failed=""
+    if ! start_detached -t 3600 -o "-c listen_addresses=''"; then
+        failed=1
+    else
+        until [ "$(admin_psql -d postgres -Atc 'SELECT pg_is_in_recovery()' 2>/dev/null)" = f ]; do
+            if ! is_running; then failed=1; break; fi
+            sleep 0.2
+        done
+    fi
+    if [ -n "$failed" ]; then
+        grep -E 'FATAL|PANIC' "$LOG_FILE" | tail -n 5 >&2 || true
+        if grep -q 'recovery ended before configured recovery target was reached' "$LOG_FILE"; then
+            echo "db.sh: the archive $source_archive ends before $target_pg: choose an earlier time (or start the cluster, whose newest WAL restore archives first)" >&2
+        fi
+        as_owner "$PG_BIN/pg_ctl" -D "$DATA_DIR" -m immediate -w stop >/dev/null 2>&1 || true
+        rm -rf "$DATA_DIR" "$ARCHIVE_DIR"
+        die "restore to $target_pg failed; $DATA_DIR removed"
+    fi
+    # Promoted: the recovery settings go (ALTER SYSTEM rewrites postgresql.auto.conf), it stops.
+    admin_psql -d postgres -c "ALTER SYSTEM RESET restore_command" -c "ALTER SYSTEM RESET recovery_target_time" \
+        -c "ALTER SYSTEM RESET recovery_target_action"
+    as_owner "$PG_BIN/pg_ctl" -D "$DATA_DIR" -m fast -w stop >/dev/null
+    echo "db.sh: restored $(basename "$backup") and the archive up to $target_pg in $(elapsed "$started" "$(now_ns)") s into $DATA_DIR (stopped)." >&2
+    echo "db.sh: look at it beside the running cluster: RV_DATA_DIR=$DATA_DIR RV_PG_PORT=<another port> bash $0 start" >&2
+    echo "db.sh: the running cluster was not touched; to switch to the restored one, see README.md, \"Backups\"" >&2
+    echo "$DATA_DIR"
+}
+
 case "${1:-}" in
     start) cmd_start ;;
     stop) cmd_stop ;;
@@ -258,5 +439,7 @@ case "${1:-}" in
     status) cmd_status ;;
     env) cmd_env ;;
     psql) shift; is_running || die "not running; run: $0 start"; admin_psql -d "$DATABASE" "$@" ;;
-    *) echo "usage: $0 start|stop|kill|status|env|psql" >&2; exit 2 ;;
+    backup) cmd_backup ;;
+    restore) cmd_restore "${2:-}" ;;
+    *) echo "usage: $0 start|stop|kill|status|env|psql|backup|restore TARGET_TIME" >&2; exit 2 ;;
 esac

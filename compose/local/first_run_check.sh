@@ -23,7 +23,7 @@ for name in a b; do
     checkout="$home/clone-$name"
     mkdir -p "$checkout/compose/local" "$checkout/compose/postgres"
     cp "$here/db.sh" "$checkout/compose/local/db.sh"
-    cp "$here/../postgres/service-roles.sh" "$checkout/compose/postgres/service-roles.sh"
+    cp "$here/../postgres/service-roles.sh" "$here/../postgres/wal-archive.sh" "$checkout/compose/postgres/"
     output="$(env -u RV_DATA_DIR RV_PG_PORT="$port" bash "$checkout/compose/local/db.sh" start 2>&1)"
     echo "$output"
     folder="$(sed -n 's/.*the cluster lives in \([^ ]*\) .*/\1/p' <<<"$output" | head -n1)"

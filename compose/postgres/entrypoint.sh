@@ -5,6 +5,10 @@
 # POSTGRES_USER (postgres) / POSTGRES_PASSWORD (scram-sha-256 for every connection but the local
 # socket), creates POSTGRES_DB and runs /docker-entrypoint-initdb.d/*.sh and *.sql against it
 # with a server listening only on its socket; then it runs postgres in the foreground.
+# With RV_WAL_ARCHIVE_DIR set (docker-compose.yml sets it to its WAL archive volume), postgres
+# archives every finished WAL segment there with the local cluster's archive_command
+# (/etc/rendezvous/wal-archive.sh, compose/postgres/wal-archive.sh): the official images know no
+# such variable, so with postgis/postgis standing in nothing is archived.
 set -euo pipefail
 : "${PGDATA:=/var/lib/postgresql/data}"
 export PGDATA
@@ -36,4 +40,11 @@ if [ ! -s "$PGDATA/PG_VERSION" ]; then
     "$bin/pg_ctl" -D "$PGDATA" -m fast -w stop >/dev/null
     echo "entrypoint: initialised $PGDATA"
 fi
-exec "$bin/postgres" -D "$PGDATA" "$@"
+archive=()
+if [ -n "${RV_WAL_ARCHIVE_DIR:-}" ]; then
+    source /etc/rendezvous/wal-archive.sh
+    mkdir -p "$RV_WAL_ARCHIVE_DIR"
+    command="$(rv_archive_command "$RV_WAL_ARCHIVE_DIR")"
+    archive=(-c wal_level=replica -c archive_mode=on -c "archive_command=$command" -c archive_timeout=60)
+fi
+exec "$bin/postgres" -D "$PGDATA" "${archive[@]}" "$@"
