@@ -45,7 +45,7 @@ struct DiscoveryMain {
                                                logger: context.logger) { event, connection in
                 try await server.projection.apply(event, on: connection)
             }
-            context.addBackgroundJob("identity events") { await projection.run() }
+            context.addEventConsumer("identity events", projection)
             for interceptor in server.interceptors { context.addInterceptor(interceptor) }
             return server.services
         }

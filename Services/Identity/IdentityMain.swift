@@ -80,7 +80,7 @@ struct IdentityMain {
                                                  logger: context.logger) { event, connection in
                     try await applicants.apply(event, on: connection)
                 }
-                context.addBackgroundJob("production events") { await consumer.run() }
+                context.addEventConsumer("production events", consumer)
             }
             context.addBackgroundJob("tier expiry sweep") {
                 try await TierExpirySweep(pool: pool, outbox: outbox).run { error in

@@ -61,7 +61,7 @@ struct MediaMain {
                 try await AccountProjection.apply(event, on: connection)
                 try await server.purge.apply(event, on: connection)
             }
-            context.addBackgroundJob("identity events") { await purge.run() }
+            context.addEventConsumer("identity events", purge)
             let reveal = RevealJob(pool: pool, outbox: outbox, interval: settings.revealInterval, logger: context.logger)
             context.addBackgroundJob("momento reveal") { await reveal.run() }
             let sweeper = UploadSweeper(pool: pool, storage: storage, interval: settings.sweepInterval, logger: context.logger)

@@ -77,7 +77,7 @@ struct MessagingMain {
                                                  credential: credential, logger: context.logger) { event, connection in
                     try await server.conversations.apply(event, on: connection)
                 }
-                context.addBackgroundJob("\(source) events") { await consumer.run() }
+                context.addEventConsumer("\(source) events", consumer)
             }
             try PushRuntime.start(context: context, pool: pool, server: server, notifier: notifier, identity: identity,
                                   media: media, credential: credential)

@@ -45,7 +45,7 @@ struct ProductionMain {
                                                  logger: context.logger) { event, connection in
                     try await deletions.apply(event, on: connection)
                 }
-                context.addBackgroundJob("identity events") { await accounts.run() }
+                context.addEventConsumer("identity events", accounts)
             }
             // Matches for dates come from discovery's events (RV_DISCOVERY_ADDRESS).
             if let address = context.environment[MatchProjection.addressVariable] {
@@ -58,7 +58,7 @@ struct ProductionMain {
                                                  logger: context.logger) { event, connection in
                     try await matches.apply(event, on: connection)
                 }
-                context.addBackgroundJob("discovery events") { await consumer.run() }
+                context.addEventConsumer("discovery events", consumer)
             }
             // Encounter awards come from messaging's events (RV_MESSAGING_ADDRESS) into the points ledger.
             if let address = context.environment[EncounterAwards.addressVariable] {
@@ -71,7 +71,7 @@ struct ProductionMain {
                                                  logger: context.logger) { event, connection in
                     try await awards.apply(event, on: connection)
                 }
-                context.addBackgroundJob("messaging events") { await consumer.run() }
+                context.addEventConsumer("messaging events", consumer)
             }
             for interceptor in server.interceptors { context.addInterceptor(interceptor) }
             return server.services

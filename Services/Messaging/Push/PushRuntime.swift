@@ -59,9 +59,10 @@ enum PushRuntime {
                                              types: types, credential: credential, logger: context.logger) { event, connection in
                 try await planner.apply(event, source: source, on: connection)
             }
-            context.addBackgroundJob("push \(source) events") { await consumer.run() }
+            context.addEventConsumer("push \(source) events", consumer)
         }
-        let worker = PushWorker(pool: pool, sender: sender, settings: settings, logger: context.logger)
+        let worker = PushWorker(pool: pool, sender: sender, settings: settings,
+                                deliveries: PushDeliveryCounts(metrics: context.metrics), logger: context.logger)
         context.addBackgroundJob("push sending") { await worker.run() }
     }
 }

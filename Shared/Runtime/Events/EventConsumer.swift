@@ -30,6 +30,8 @@ package struct EventConsumer: Sendable {
     /// Applies one event inside the consumer's transaction; throwing rolls back the events of
     /// that transaction and the consumer retries them after a backoff.
     package let apply: @Sendable (Events.Event, Connection) async throws -> Void
+    /// How far behind the producer this consumer is (`ServiceContext.addEventConsumer` exports it).
+    package let lag = EventConsumerLag()
 
     package init(source: String, schema: String, pool: PostgresPool, client: RPCClient, types: [String] = [],
                  credential: ServiceCredential? = nil, batchLimit: Int = 256,
@@ -74,8 +76,10 @@ package struct EventConsumer: Sendable {
         while !Task.isCancelled {
             do {
                 try await followOnce()
+                lag.disconnected()
                 backoff = .milliseconds(100)
             } catch {
+                lag.disconnected()
                 if Task.isCancelled { return }
                 logger.warning("event stream broke; reconnecting", metadata: [
                     "source": "\(source)", "error": "\(error)", "backoff_ms": "\(backoff.components.seconds * 1000 + backoff.components.attoseconds / 1_000_000_000_000_000)",
@@ -99,9 +103,12 @@ package struct EventConsumer: Sendable {
             request: Events.WatchEventsRequest(afterCursor: after, types: types),
             as: Events.Event.self, options: credential.map { CallOptions.service($0) } ?? CallOptions())
         while true {
+            lag.waiting()
             let events = try await stream.nextBatch(limit: batchLimit)
-            if events.isEmpty { break }
+            guard let oldest = events.first, let newest = events.last else { break }
+            lag.received(oldest: oldest.occurredAt?.validMicroseconds)
             try await applyOnce(events)
+            lag.applied(newest: newest.occurredAt?.validMicroseconds)
         }
         let status = await stream.status()
         if status.code != .ok { throw status }
