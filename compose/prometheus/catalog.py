@@ -20,7 +20,8 @@ class Metric:
     kind: str  # counter, gauge, histogram
     help: str
     labels: tuple = ()
-    # Which services export it: all of them unless named.
+    # Which services export it: all of them unless named (push_deliveries_total: messaging with
+    # push configured, RV_APNS_KEY_FILE and the rest).
     services: tuple = tuple(SERVICES)
     # Where the code that owns it lives.
     source: str = ""
