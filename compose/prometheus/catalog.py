@@ -44,6 +44,10 @@ METRICS = [
            "How far behind its producer's stream an event consumer is: 0 while it waits for new events, else the age of "
            "what it has applied (growing while the stream is broken)",
            ("source",), source="Shared/Runtime/Events/EventConsumer.swift"),
+    Metric("outbox_held_back_seconds", "gauge",
+           "How long committed events of an outbox have waited for delivery behind a transaction still open in the "
+           "cluster (the longest wait among its watchers; 0 when none waits)",
+           ("outbox",), source="Shared/Runtime/Events/OutboxHoldBack.swift"),
     Metric("push_deliveries_total", "counter", "APNs pushes by how they ended (delivered, unregistered, bad_token, failed, rejected)",
            ("status",), services=("messaging",), source="Services/Messaging/Push/PushWorker.swift"),
 ]
@@ -146,6 +150,13 @@ ALERTS = [
           "or an event it cannot apply (the same error repeating).",
           meaning="An event consumer is more than 2 minutes behind its producer's stream for 5 minutes (matches not "
                   "becoming conversations, pushes late, deletions not purged)."),
+    Alert("OutboxDeliveryHeldBack", "max by (service, outbox) (outbox_held_back_seconds) > 30", "2m", "page",
+          "{{ $labels.service }}'s {{ $labels.outbox }} events wait {{ $value | humanizeDuration }} behind an open transaction",
+          "Find the oldest open transaction in the cluster: SELECT pid, usename, application_name, xact_start, state, query "
+          "FROM pg_stat_activity WHERE backend_xid IS NOT NULL ORDER BY age(backend_xid) DESC LIMIT 5; end it "
+          "(pg_terminate_backend) if it is stuck.",
+          meaning="Committed events have waited more than 30 s for delivery, for 2 minutes: a transaction left open "
+                  "anywhere in the cluster holds back every outbox's stream (the outbox's only backlog; see Outbox)."),
     Alert("PostgresPoolSaturated",
           "max by (service, instance) (avg_over_time(db_pool_waiters[5m])) > 1",
           "10m", "page",

@@ -187,6 +187,9 @@ def service_board(service):
         (f"sum by (instance) (db_pool_waiters{{{s}}})", "waiting {{instance}}")])
     board.panel("Event consumer lag", [(f"max by (source) (event_consumer_lag_seconds{{{s}}})", "{{source}}")], unit="s",
                 thresholds=120)
+    board.panel("Outbox delivery held back", [(f"max by (outbox) (outbox_held_back_seconds{{{s}}})", "{{outbox}}")],
+                unit="s", thresholds=30,
+                description="How long committed events have waited behind a transaction still open in the cluster")
     if service in catalog.BY_NAME["push_deliveries_total"].services:
         board.panel("Pushes per second by outcome", [
             (f"sum by (status) (rate(push_deliveries_total{{{s}}}[5m]))", "{{status}}")], unit="reqps")
@@ -208,6 +211,8 @@ def system_board():
     board.panel("Latency p99 by service", [("service:rpc_server_duration_seconds:p99_rate5m", "{{service}}")], unit="s")
     board.panel("Event consumer lag by service", [
         ("max by (service, source) (event_consumer_lag_seconds)", "{{service}} ← {{source}}")], unit="s", thresholds=120)
+    board.panel("Outbox delivery held back", [
+        ("max by (service, outbox) (outbox_held_back_seconds)", "{{outbox}}")], unit="s", thresholds=30)
     board.panel("Calls waiting for Postgres", [("sum by (service) (db_pool_waiters)", "{{service}}")])
     board.panel("Alerts firing", [('sum by (alertname, service) (ALERTS{alertstate="firing"})', "{{alertname}} {{service}}")])
     return board.json([])
