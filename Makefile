@@ -6,7 +6,7 @@ SWIFT ?= swift
 
 APT_PACKAGES := libnghttp2-dev libssl-dev libpq-dev zlib1g-dev libcurl4-openssl-dev libvips-dev nghttp2-client protobuf-compiler libprotobuf-dev \
                 postgresql-15 postgresql-15-postgis-3 postgresql-contrib python3 python3-pip openssl curl nginx-light zbar-tools \
-                podman runc debootstrap
+                podman runc debootstrap prometheus
 PY_PACKAGES := grpcio grpcio-tools protobuf 'moto[server]' sonora podman-compose==1.0.6 kubernetes-validate
 FUZZ_SECONDS ?= 60
 
@@ -85,6 +85,11 @@ test: deps
 	python3 compose/k8s/check.py
 	python3 compose/k8s/test_check.py
 	bash compose/k8s/play.sh
+	@# Prometheus' rules and dashboards (compose/prometheus): current, valid, their promtool unit tests
+	@# (seconds); then make run's stack scraped by its Prometheus: PromQL over the HTTP API, every
+	@# metric the rules and dashboards name exported (about 30 s).
+	bash compose/prometheus/check.sh
+	python3 compose/prometheus/test_stack.py
 	@# Two test processes side by side, each one test at a time and on a database of its own
 	@# (see the script).
 	SWIFT=$(SWIFT) bash Tests/run-swift-tests.sh
@@ -92,7 +97,7 @@ test: deps
 	@# among them) the 2 cores starved the eight containers and calls ran past their deadlines.
 	RV_CONTAINER_TESTS=1 SWIFT=$(SWIFT) bash Tests/run-swift-tests.sh --filter ContainerJourneyTests
 
-## run: Postgres and every service in the foreground until Ctrl-C.
+## run: Postgres, every service, the edge and Prometheus (http://127.0.0.1:7190) in the foreground until Ctrl-C.
 run: release db-start
 	bash compose/local/run.sh
 

@@ -33,8 +33,7 @@ struct IdentityMain {
             try settings.configureSignIn(from: context.environment, logger: context.logger)
             let pool = try await context.makePostgresPool(schema: "identity", migrations: try IdentityMigrations.all())
             let outbox = try Outbox(schema: "identity")
-            let notifier = try await OutboxNotifier(configuration: pool.configuration, channel: outbox.channel)
-            context.onShutdown("outbox notifier") { notifier.close() }
+            let notifier = try await context.makeOutboxNotifier(pool: pool, channel: outbox.channel)
             let events = EventStreamService(outbox: outbox, pool: pool, notifier: notifier)
             settings.serviceCredentials = try context.environment.acceptedServiceCredentials()
             if let callers = context.environment[DeviceSettings.pushTokenCallersVariable] {

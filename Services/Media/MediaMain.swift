@@ -41,8 +41,7 @@ struct MediaMain {
             context.onShutdown("storage threads") { io.stop() }
             let storage = try makeStorage(settings, io: io, context: context)
             let outbox = try Outbox(schema: "media")
-            let notifier = try await OutboxNotifier(configuration: pool.configuration, channel: outbox.channel)
-            context.onShutdown("outbox notifier") { notifier.close() }
+            let notifier = try await context.makeOutboxNotifier(pool: pool, channel: outbox.channel)
             let identity = RPCClient(host: settings.identityHost, port: settings.identityPort)
             context.onShutdown("identity client") { identity.close() }
 

@@ -32,11 +32,9 @@ struct MessagingMain {
             let accepted = try context.environment.acceptedServiceCredentials()
             let pool = try await context.makePostgresPool(schema: "messaging", migrations: try MessagingMigrations.all())
             let events = try Outbox(schema: "messaging")
-            let eventsNotifier = try await OutboxNotifier(configuration: pool.configuration, channel: events.channel)
-            context.onShutdown("events notifier") { eventsNotifier.close() }
+            let eventsNotifier = try await context.makeOutboxNotifier(pool: pool, channel: events.channel)
             let feed = RealtimeFeed(outbox: try RealtimeFeed.outbox())
-            let notifier = try await OutboxNotifier(configuration: pool.configuration, channel: feed.outbox.channel)
-            context.onShutdown("outbox notifier") { notifier.close() }
+            let notifier = try await context.makeOutboxNotifier(pool: pool, channel: feed.outbox.channel)
             let callWakeups = try await CallWakeups(configuration: pool.configuration)
             context.onShutdown("call wake-ups") { callWakeups.close() }
             let identity = RPCClient(host: settings.identity.host, port: settings.identity.port)

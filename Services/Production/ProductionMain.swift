@@ -29,8 +29,7 @@ struct ProductionMain {
             let accepted = try context.environment.acceptedServiceCredentials()
             let pool = try await context.makePostgresPool(schema: "production", migrations: try ProductionMigrations.all())
             let outbox = try Outbox(schema: "production")
-            let notifier = try await OutboxNotifier(configuration: pool.configuration, channel: outbox.channel)
-            context.onShutdown("outbox notifier") { notifier.close() }
+            let notifier = try await context.makeOutboxNotifier(pool: pool, channel: outbox.channel)
             let identity = RPCClient(host: settings.identityHost, port: settings.identityPort)
             context.onShutdown("identity client") { identity.close() }
 

@@ -6,7 +6,7 @@ import Testing
 
 /// `make run`'s script (compose/local/run.sh) as a developer meets it: two instances of every
 /// service behind the edge, a local CA made on the first run, the gateway client calling one
-/// address over TLS, and SIGTERM stopping everything.
+/// address over TLS, Prometheus told of every instance, and SIGTERM stopping everything.
 @Suite(.serialized) struct RunScriptTests {
     @Test func twoInstancesOfEveryService_behindTheEdge_overTLS_stopTogether() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("rv-run-\(UUID().uuidString)")
@@ -25,6 +25,7 @@ import Testing
             throw SubprocessError(message: "no free pair of ports 10 apart")
         }
         let edgePort = try base()
+        let prometheusPort = try base()
         var environment = ProcessInfo.processInfo.environment
         let binaries = URL(fileURLWithPath: try RepositoryPaths.builtExecutable("identity")).deletingLastPathComponent().path
         environment.merge([
@@ -32,12 +33,16 @@ import Testing
             "RV_EDGE_HTTP1_PORT": String(try base()),
             "RV_LOG_LEVEL": "error", "RV_SHUTDOWN_GRACE_SECONDS": "1",
             "RV_INTEROP_PORT": String(try base()), "RV_INTEROP_ADMIN_PORT": String(try base()),
+            "RV_PROMETHEUS_PORT": String(prometheusPort), "RV_PROMETHEUS_DIR": folder.appendingPathComponent("prometheus").path,
         ]) { $1 }
         var identityPorts: [Int] = []
+        var adminPorts: [String: Int] = [:]
         for service in ["identity", "discovery", "messaging", "production", "media"] {
             let port = try base()
             environment["RV_\(service.uppercased())_PORT"] = String(port)
-            environment["RV_\(service.uppercased())_ADMIN_PORT"] = String(try base())
+            let admin = try base()
+            adminPorts[service] = admin
+            environment["RV_\(service.uppercased())_ADMIN_PORT"] = String(admin)
             environment.removeValue(forKey: "RV_\(service.uppercased())_ADDRESS")
             if service == "identity" { identityPorts = [port, port + 10] }
         }
@@ -64,9 +69,20 @@ import Testing
             if printed.contains("rendezvous: running") { break }
             try await Task.sleep(for: .milliseconds(50))
         }
-        try #require(printed.contains("rendezvous: running 12 process(es), 2 instance(s) of each service"), "\(printed)")
+        try #require(printed.contains("rendezvous: running 13 process(es), 2 instance(s) of each service"), "\(printed)")
         let ca = folder.appendingPathComponent("tls/ca.pem").path
         #expect(printed.contains("the edge is https://127.0.0.1:\(edgePort)") && printed.contains("trust the CA in \(ca)"), "\(printed)")
+        #expect(printed.contains("Prometheus on http://127.0.0.1:\(prometheusPort)"), "\(printed)")
+        // Prometheus' file discovery: both instances of every service, labelled with the service.
+        let targets = try JSONSerialization.jsonObject(with: Data(contentsOf: folder.appendingPathComponent("prometheus/targets/rendezvous.json")))
+        var scraped: [String: Set<String>] = [:]
+        for group in targets as? [[String: Any]] ?? [] {
+            guard let service = (group["labels"] as? [String: String])?["service"] else { continue }
+            scraped[service, default: []].formUnion(group["targets"] as? [String] ?? [])
+        }
+        for (service, admin) in adminPorts {
+            #expect(scraped[service] == ["127.0.0.1:\(admin)", "127.0.0.1:\(admin + 10)"], "\(service): \(scraped)")
+        }
 
         // run.sh says it is running once every listener accepts connections.
         let client = try GatewayClient(configuration: GatewayConfiguration(host: "localhost", port: edgePort,
@@ -84,6 +100,7 @@ import Testing
         while script.isRunning, ContinuousClock.now < stopBy { try await Task.sleep(for: .milliseconds(50)) }
         #expect(!script.isRunning, "run.sh did not stop on SIGTERM")
         #expect(!NginxEdge.canConnect(port: edgePort))
+        #expect(!NginxEdge.canConnect(port: prometheusPort))
         for port in identityPorts { #expect(!NginxEdge.canConnect(port: port)) }
     }
 }

@@ -288,11 +288,16 @@ import TestSupport
             return (names, ContinuousClock.now)
         }
         try await Task.sleep(for: .milliseconds(300))
+        // What outbox_held_back_seconds shows meanwhile: the watcher waiting behind the transaction.
+        #expect(producer.notifier.holdBack.seconds >= 0.2)
         let ended = ContinuousClock.now
         try await unrelated.finish(commit: true)
         let (names, arrived) = try await received.value
         #expect(names == ["b"])
         #expect(arrived - ended < .seconds(2), "held back for \(arrived - ended) after the transaction ended")
+        let deadline = ContinuousClock.now + .seconds(2)
+        while producer.notifier.holdBack.seconds > 0, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
+        #expect(producer.notifier.holdBack.seconds == 0, "still reported held back after delivery")
         await producer.stop()
     }
 

@@ -12,6 +12,8 @@ is stale (`sync_config.py --check`). Edit the originals, then run this.
                                   compose uses too; two workers instead of one per node core
   overlays/dev/postgres/*.sh      compose/postgres/10-service-roles.sh and service-roles.sh (the
                                   dev Postgres initialises its roles and schemas as compose does)
+  base/config/prometheus.yml      compose/prometheus/prometheus.k8s.yml (ConfigMap prometheus-config)
+  base/config/rendezvous.rules.yml  compose/prometheus/rules/rendezvous.rules.yml (the same ConfigMap)
 
   sync_config.py            write the copies
   sync_config.py --check    exit 1, naming each stale or missing copy, without writing
@@ -40,6 +42,9 @@ def wanted():
         with open(os.path.join(COMPOSE, "env", f"{name}.env"), "rb") as f:
             files[os.path.join(HERE, "base", "config", f"{name}.env")] = f.read()
     files[os.path.join(HERE, "base", "config", "nginx.conf")] = edge_config()
+    for source, name in [("prometheus.k8s.yml", "prometheus.yml"), ("rules/rendezvous.rules.yml", "rendezvous.rules.yml")]:
+        with open(os.path.join(COMPOSE, "prometheus", source), "rb") as f:
+            files[os.path.join(HERE, "base", "config", name)] = f.read()
     for name in ["10-service-roles.sh", "service-roles.sh"]:
         with open(os.path.join(COMPOSE, "postgres", name), "rb") as f:
             files[os.path.join(HERE, "overlays", "dev", "postgres", name)] = f.read()

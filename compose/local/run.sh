@@ -61,7 +61,7 @@ export RV_MEDIA_URL_SECRET="${RV_MEDIA_URL_SECRET:-$(head -c 32 /dev/urandom | o
 pids+=($!)
 # Push (APNs) is on when RV_APNS_KEY_FILE, RV_APNS_KEY_ID, RV_APNS_TEAM_ID (and RV_APNS_TOPICS)
 # are exported; otherwise messaging logs a warning and sends nothing.
-declare -A upstream=()
+declare -A upstream=() admins=()
 downloads=""
 for svc in identity discovery production messaging media; do
     for ((i = 0; i < instances; i++)); do
@@ -69,6 +69,7 @@ for svc in identity discovery production messaging media; do
         as_service "$svc" env "RV_${svc^^}_PORT=$port" "RV_${svc^^}_ADMIN_PORT=$admin" "$BIN/$svc" &
         pids+=($!)
         upstream[$svc]+="${upstream[$svc]:+,}127.0.0.1:$port"
+        admins[$svc]+="${admins[$svc]:+,}\"127.0.0.1:$admin\""
         [ "$svc" != media ] || downloads+="${downloads:+,}127.0.0.1:$admin"
     done
 done
@@ -102,6 +103,31 @@ if [ "${RV_EDGE:-on}" != off ]; then
     echo "rendezvous: each call and the instance that took it: $edge_dir/run/access.log"
 fi
 
+# Prometheus (Debian's package) on RV_PROMETHEUS_PORT (7190), scraping every instance started
+# above through file-based discovery (.data/prometheus/targets/rendezvous.json, one group per
+# service) and evaluating compose/prometheus/rules. RV_PROMETHEUS=off runs without it.
+if [ "${RV_PROMETHEUS:-on}" != off ]; then
+    prometheus="$(command -v prometheus || echo /usr/bin/prometheus)"
+    [ -x "$prometheus" ] || { echo "run.sh: prometheus is not installed (make deps installs it)" >&2; stop; exit 1; }
+    prom_dir="${RV_PROMETHEUS_DIR:-$PWD/.data/prometheus}"
+    prom_listen="127.0.0.1:${RV_PROMETHEUS_PORT:-7190}"
+    mkdir -p "$prom_dir/targets" "$prom_dir/data"
+    cp compose/prometheus/prometheus.yml "$prom_dir/prometheus.yml"
+    ln -sfn "$PWD/compose/prometheus/rules" "$prom_dir/rules"
+    groups=""
+    for svc in "${!admins[@]}"; do
+        groups+="${groups:+,}"$'\n'"  {\"targets\": [${admins[$svc]}], \"labels\": {\"service\": \"$svc\"}}"
+    done
+    # Written whole, then renamed: Prometheus never reads half a file.
+    printf '[%s\n]\n' "$groups" >"$prom_dir/targets/.rendezvous.json.new"
+    mv "$prom_dir/targets/.rendezvous.json.new" "$prom_dir/targets/rendezvous.json"
+    "$prometheus" --config.file="$prom_dir/prometheus.yml" --storage.tsdb.path="$prom_dir/data" \
+        --storage.tsdb.retention.time="${RV_PROMETHEUS_RETENTION:-7d}" --web.listen-address="$prom_listen" \
+        --log.level=warn >>"$prom_dir/prometheus.log" 2>&1 &
+    pids+=($!)
+    echo "rendezvous: Prometheus on http://$prom_listen (alerts: /alerts, targets: /targets; log $prom_dir/prometheus.log)"
+fi
+
 # Ready when every listener accepts connections (services still migrating or following their
 # peers answer UNAVAILABLE meanwhile, which clients retry); at most 60 s, less if one exits.
 listeners=("127.0.0.1:${RV_INTEROP_PORT:-7199}")
@@ -111,6 +137,7 @@ if [ "${RV_EDGE:-on}" != off ]; then
     [ "$http1_port" = off ] || listeners+=("${RV_EDGE_HOST:-127.0.0.1}:$http1_port")
     listeners=("${listeners[@]/#0.0.0.0:/127.0.0.1:}")
 fi
+[ "${RV_PROMETHEUS:-on}" = off ] || listeners+=("$prom_listen")
 for ((tries = 0; tries < 600; tries++)); do
     waiting=0
     for address in "${listeners[@]}"; do

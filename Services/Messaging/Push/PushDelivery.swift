@@ -1,6 +1,6 @@
 /// How one push to one token ended, as the delivery log records it.
 struct PushDelivery: Sendable, Equatable {
-    enum Status: String, Sendable {
+    enum Status: String, Sendable, CaseIterable {
         /// APNs took it (200).
         case delivered
         /// 410 Unregistered: the token was marked inactive in identity.

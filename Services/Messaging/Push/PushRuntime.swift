@@ -61,7 +61,8 @@ enum PushRuntime {
             }
             context.follow(consumer)
         }
-        let worker = PushWorker(pool: pool, sender: sender, settings: settings, logger: context.logger)
+        let worker = PushWorker(pool: pool, sender: sender, settings: settings,
+                                deliveries: PushDeliveryCounts(metrics: context.metrics), logger: context.logger)
         context.addBackgroundJob("push sending") { await worker.run() }
     }
 }

@@ -16,6 +16,7 @@ struct PushWorker: Sendable {
     let pool: PostgresPool
     let sender: PushSender
     let settings: PushSettings
+    let deliveries: PushDeliveryCounts
     let logger: Logger
 
     /// Runs until cancelled.
@@ -80,6 +81,7 @@ struct PushWorker: Sendable {
                 let digest = SHA256Digest.hash(Array(token.token.lowercased().utf8))
                 guard !done.contains(digest) else { continue }
                 let delivery = await sender.send(notification, to: token, app: job.app)
+                deliveries.record(delivery.status)
                 try await log(delivery, job: job, token: token, digest: digest)
             }
             try await PushQueue.finish(job.id, pool: pool)

@@ -62,6 +62,8 @@ package struct EventStreamService: EventStreamProvider {
             let start = try await pool.withConnection { try await outbox.cursor(before: microseconds, on: $0) }
             cursor = max(cursor, start)
         }
+        let watcher = notifier.holdBack.makeWatcher()
+        defer { notifier.holdBack.remove(watcher) }
         while !Task.isCancelled {
             // Read the generation first: a commit after it wakes the wait below.
             let seen = notifier.generation
@@ -71,6 +73,7 @@ package struct EventStreamService: EventStreamProvider {
                     ? try await outbox.hasHeldBack(after: batch.readThrough, types: request.types, on: connection) : false
                 return (batch, heldBack)
             }
+            notifier.holdBack.read(watcher, heldBack: heldBack)
             for event in batch.events { try await handle(event) }
             cursor = batch.readThrough
             if batch.events.count < batchSize {

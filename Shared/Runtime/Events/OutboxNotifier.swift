@@ -28,6 +28,8 @@ package final class OutboxNotifier: Sendable {
     private static let registry = Mutex<[String: OutboxNotifier]>([:])
 
     package let channel: String
+    /// How long this outbox's watchers have been held back (`EventStreamService` reports to it).
+    package let holdBack = OutboxHoldBack()
     /// The least time between two NOTIFYs to the other instances: what a commit's wake-up may
     /// wait there beyond the NOTIFY's own round trip.
     package static let notifyInterval: Duration = .milliseconds(2)

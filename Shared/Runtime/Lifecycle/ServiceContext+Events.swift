@@ -1,3 +1,5 @@
+package import Postgres
+
 extension ServiceContext {
     /// Runs `consumer` for the life of the process, exports its lag as
     /// `event_consumer_lag_seconds{consumer="<source>"}`, and fails `/readyz` (and the gRPC
@@ -16,6 +18,18 @@ extension ServiceContext {
                 throw ReadinessFailure("\(Self.formatted((seconds * 10).rounded(.up) / 10)) s behind (bound \(Self.formatted(boundSeconds)) s)")
             }
         }
+    }
+
+    /// The notifier of `channel`'s outbox (`Outbox.channel`), closed at shutdown, with how long
+    /// its watchers are held back exported as `outbox_held_back_seconds{outbox}`.
+    package func makeOutboxNotifier(pool: PostgresPool, channel: String) async throws -> OutboxNotifier {
+        let notifier = try await OutboxNotifier(configuration: pool.configuration, channel: channel)
+        onShutdown("\(channel) notifier") { notifier.close() }
+        metrics.addGaugeHook("outbox_held_back_seconds", labels: [("outbox", channel)],
+                             help: "How long committed events have waited for delivery behind a transaction still open") {
+            [holdBack = notifier.holdBack] in holdBack.seconds
+        }
+        return notifier
     }
 
     private static func formatted(_ seconds: Double) -> String {

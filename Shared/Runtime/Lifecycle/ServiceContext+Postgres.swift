@@ -29,6 +29,7 @@ extension ServiceContext {
         let help = "Postgres pool connections by state"
         metrics.addGaugeHook("db_pool_connections", labels: [("state", "in_use")], help: help) { Double(pool.stats.inUse) }
         metrics.addGaugeHook("db_pool_connections", labels: [("state", "idle")], help: help) { Double(pool.stats.idle) }
+        metrics.addGaugeHook("db_pool_connections_max", help: "Most connections the Postgres pool opens") { Double(pool.stats.size) }
         metrics.addGaugeHook("db_pool_waiters", help: "Tasks waiting for a Postgres connection") { Double(pool.stats.waiters) }
         onShutdown("postgres pool") { pool.close() }
         return pool
