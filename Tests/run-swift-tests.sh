@@ -31,11 +31,20 @@ fi
 logs="$(mktemp -d)"
 trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$logs"' EXIT
 shard() {
-    local index="$1"
+    local index="$1" status attempt
     shift
-    RV_PG_DATABASE="${DATABASE_PREFIX}_$index" RV_TEST_SHARD="$index/2" \
-        "$SWIFT" test --skip-build --ignore-lock --no-parallel "$@" >"$logs/$index.log" 2>&1
-    echo $? >"$logs/$index.status"
+    # Both processes open the build's database as they start; SQLite refuses one now and then
+    # ("unable to attach DB: … database is locked", before any test ran): that one starts again.
+    for attempt in 1 2 3; do
+        RV_PG_DATABASE="${DATABASE_PREFIX}_$index" RV_TEST_SHARD="$index/2" \
+            "$SWIFT" test --skip-build --ignore-lock --no-parallel "$@" >"$logs/$index.log" 2>&1
+        status=$?
+        [ "$status" != 0 ] && grep -q 'unable to attach DB' "$logs/$index.log" &&
+            ! grep -q 'Test run started' "$logs/$index.log" || break
+        echo "run-swift-tests: shard $index found the build database locked; starting it again" >&2
+        sleep "$attempt"
+    done
+    echo "$status" >"$logs/$index.status"
 }
 started=$SECONDS
 shard 1 --filter "$FIRST" &
