@@ -21,12 +21,16 @@ package final class JourneyStack: Sendable {
     package let edge: NginxEdge
     /// Where messaging's pushes go, when started with `push`.
     package let apns: FakeAPNs?
+    /// The folder media keeps blobs in (`blobs/ab/cd/<sha256>`), shared with `MediaStack`.
+    package let mediaStorage: String
     private let directory: URL
 
-    private init(processes: [String: [EndToEndServiceProcess]], edge: NginxEdge, apns: FakeAPNs?, directory: URL) {
+    private init(processes: [String: [EndToEndServiceProcess]], edge: NginxEdge, apns: FakeAPNs?, mediaStorage: String,
+                 directory: URL) {
         self.processes = processes
         self.edge = edge
         self.apns = apns
+        self.mediaStorage = mediaStorage
         self.directory = directory
     }
 
@@ -125,7 +129,7 @@ package final class JourneyStack: Sendable {
                 ("/rendezvous.\(service).", (processes[service] ?? []).map(\.port))
             })
             let edge = try await NginxEdge.start(upstreams: routes, httpUpstreams: ["/media/v1/blobs/": mediaAdminPorts])
-            return JourneyStack(processes: processes, edge: edge, apns: apns, directory: directory)
+            return JourneyStack(processes: processes, edge: edge, apns: apns, mediaStorage: storage, directory: directory)
         } catch {
             await stopAll()
             throw error

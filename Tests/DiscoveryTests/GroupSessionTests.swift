@@ -214,6 +214,44 @@ import Testing
         failure = await reason { _ = try await sessions.joinSession(.init(inviteCode: session.inviteCode), options: stranger.bearer) }
         #expect(failure?.reason == "INVALID_JOIN_CODE")
     }
+
+    /// A creator who deletes their account hands each session they made to the participant who
+    /// joined first after them, who may then close it; a session nobody else joined goes.
+    @Test func aDeletedCreator_handsTheSessionToTheFirstGuest_andASessionOfTheirOwnGoes() async throws {
+        let members = try await DiscoveryMembers.make()
+        defer { members.close() }
+        let sessions = Self.sessions(members)
+        let (creator, first, second) = (try await members.join("swivo"), try await members.join("swivo"),
+                                        try await members.join("swivo"))
+        let shared = try await sessions.createSession(.init(categoryID: "drinks", quorum: 3), options: creator.bearer)
+        for guest in [first, second] { _ = try await sessions.joinSession(.init(inviteCode: shared.inviteCode), options: guest.bearer) }
+        let alone = try await sessions.createSession(.init(categoryID: "movies"), options: creator.bearer)
+
+        _ = try await members.identity.deleteAccount(options: creator.bearer)
+        // Until discovery applied the AccountDeleted (SessionsRevoked, which it does not follow, comes after it).
+        let applied = ContinuousClock.now + .seconds(15)
+        while try await members.admin.withConnection({ connection in
+            try await connection.query("""
+                SELECT coalesce((SELECT cursor FROM discovery.event_cursors WHERE source = 'identity'), 0)
+                       < (SELECT cursor FROM identity.outbox WHERE type = 'AccountDeleted' AND aggregate_id = $1)
+                """, [.text(creator.id)])[0].decode(0, as: Bool.self)
+        }) {
+            try #require(ContinuousClock.now < applied, "discovery applies the deletion")
+            try await Task.sleep(for: .milliseconds(25))
+        }
+
+        let handed = try await sessions.getSession(.init(sessionID: shared.sessionID), options: second.bearer)
+        #expect(handed.creatorID == first.id)
+        #expect(Set(handed.participants.map(\.accountID)) == [first.id, second.id])
+        let refused = await reason { _ = try await sessions.closeSession(.init(sessionID: shared.sessionID), options: second.bearer) }
+        #expect(refused?.reason == "NOT_SESSION_CREATOR")
+        #expect(try await sessions.closeSession(.init(sessionID: shared.sessionID), options: first.bearer).status == .closed)
+        let gone = try await members.admin.withConnection { connection in
+            try await connection.query("SELECT count(*) FROM discovery.group_sessions WHERE id = $1::uuid OR creator_id = $2::uuid",
+                                       [.text(alone.sessionID), .text(creator.id)])[0].decode(0, as: Int64.self)
+        }
+        #expect(gone == 0)
+    }
 }
 
 extension Array {

@@ -15,6 +15,7 @@ import Testing
         let session = try await harness.client.signUpWithEmail(.init(app: "firstdate", email: email, password: "correct horse battery"))
         let other = try await harness.client.signInWithEmail(.init(app: "firstdate", email: email, password: "correct horse battery"))
         let accountID = try #require(session.account?.id)
+        #expect(try await harness.eventPayloads("AccountCreated", aggregateID: accountID).count == 1)
 
         let response = try await harness.client.deleteAccount(options: .bearer(session.accessToken))
         let deletedAt = try #require(response.deletedAt)
@@ -24,6 +25,8 @@ import Testing
         #expect(events.count == 1)
         let event = try Identity.AccountDeleted(serializedBytes: events[0])
         #expect(event.accountID == accountID && event.app == "firstdate" && event.deletedAt == deletedAt)
+        // The history keeps no event that carries the account's email (AccountCreated).
+        #expect(try await harness.eventPayloads("AccountCreated", aggregateID: accountID).isEmpty)
 
         for refreshToken in [session.refreshToken, other.refreshToken] {
             let refresh = await rpcError { _ = try await harness.client.refreshSession(.init(refreshToken: refreshToken)) }

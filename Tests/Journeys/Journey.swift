@@ -36,7 +36,7 @@ package struct JourneyContext: Sendable {
     }
 
     /// A new app install: a client of `app` talking to the edge, with its own token store.
-    func client(_ app: String, in clients: Clients) throws -> GatewayClient {
+    package func client(_ app: String, in clients: Clients) throws -> GatewayClient {
         var configuration = GatewayConfiguration(host: stack.edgeHost, port: stack.edgePort, security: stack.edgeSecurity, app: app,
                                                  deviceName: "journey")
         configuration.callObserver = observer
@@ -47,7 +47,7 @@ package struct JourneyContext: Sendable {
 
     /// Polls `read` (every 25 ms, up to `patience`) until `condition` holds of what it returns;
     /// throws naming `what` when it never does.
-    func eventually<T: Sendable>(_ what: String, _ read: () async throws -> T,
+    package func eventually<T: Sendable>(_ what: String, _ read: () async throws -> T,
                                  until condition: (T) -> Bool) async throws -> T {
         let deadline = ContinuousClock.now + patience
         while true {
@@ -60,7 +60,7 @@ package struct JourneyContext: Sendable {
 
     /// Calls `call` again while it fails with `reason` (something another service has not yet
     /// learned from an event), up to `patience`.
-    func retrying<T: Sendable>(while reason: String, _ call: () async throws -> T) async throws -> T {
+    package func retrying<T: Sendable>(while reason: String, _ call: () async throws -> T) async throws -> T {
         let deadline = ContinuousClock.now + patience
         while true {
             do {
@@ -73,29 +73,32 @@ package struct JourneyContext: Sendable {
 
     /// The pushes to `deviceToken` once one of `category` has arrived at the fake APNs.
     @discardableResult
-    func push(to deviceToken: String, category: String) async throws -> FakeAPNs.Request {
+    package func push(to deviceToken: String, category: String) async throws -> FakeAPNs.Request {
         let seen = try await apns.waitFor(deviceToken, timeout: patience) { $0.contains { $0.category == category } }
         return seen.first { $0.category == category }!  // waitFor returned because one is there
     }
 
     /// A random APNs device token (64 hex digits).
-    static func deviceToken() -> String {
+    package static func deviceToken() -> String {
         (0..<32).map { _ in String(format: "%02x", UInt8.random(in: 0...255)) }.joined()
     }
 
     /// A fresh email address.
-    static func email(_ prefix: String) -> String { "\(prefix)-\(UUID().uuidString.prefix(12).lowercased())@example.com" }
+    package static func email(_ prefix: String) -> String { "\(prefix)-\(UUID().uuidString.prefix(12).lowercased())@example.com" }
 
-    static let password = "correct horse battery staple"
+    package static let password = "correct horse battery staple"
 }
 
 /// The clients one journey opened, closed together when it ends.
-final class Clients: Sendable {
+package final class Clients: Sendable {
     private let clients = Mutex<[GatewayClient]>([])
+
+    /// None yet.
+    package init() {}
 
     func add(_ client: GatewayClient) { clients.withLock { $0.append(client) } }
 
-    func close() { clients.withLock { $0.forEach { $0.close() } } }
+    package func close() { clients.withLock { $0.forEach { $0.close() } } }
 }
 
 /// A step of a journey that did not show its user what it should.

@@ -161,6 +161,19 @@ import Testing
         let (ana, ben) = (try await members.join(), try await members.join())
         let id = try await members.match(ana, ben)
         _ = try await members.send("bye", from: ana, in: id)
+        // Ben's stream names her (the match, her message); her own holds events too.
+        let streams = { @Sendable () async throws -> (namingHer: Int64, hers: Int64) in
+            try await members.admin.withConnection { connection in
+                let row = try await connection.query("""
+                    SELECT count(*) FILTER (WHERE aggregate_id = $1 AND position(convert_to($2, 'UTF8') IN payload) > 0)::int8,
+                           count(*) FILTER (WHERE aggregate_id = $2)::int8
+                    FROM messaging.realtime WHERE aggregate_id IN ($1, $2)
+                    """, [.text(ben.id), .text(ana.id)])[0]
+                return (try row.decode(0), try row.decode(1))
+            }
+        }
+        let before = try await streams()
+        #expect(before.namingHer >= 2 && before.hers >= 1)
         let benStream = try await RealtimeProbe.open(members.realtime[0], token: ben.token)
         defer { benStream.cancel() }
         _ = try await members.identity.deleteAccount(.init(), options: ana.bearer)
@@ -181,6 +194,8 @@ import Testing
                                        [.text(id)])[0].decode(0, as: Int64.self)
         }
         #expect(left == 0)
+        let after = try await streams()
+        #expect(after.namingHer == 0 && after.hers == 0, "no realtime event names the deleted account: \(after)")
     }
 
     @Test func aBlockLiftedBeforeTheMatch_leavesItOpen() async throws {

@@ -102,9 +102,22 @@ struct ProfileProjection: Sendable {
 
     /// A deleted account leaves nothing behind: its matches end (MatchEnded, for messaging),
     /// then its profile, swipes (both ways), blocks, reports, matches, counters, connections, its
-    /// Instagram link and its part in group sessions go.
+    /// Instagram link, its part in group sessions and its feed version go. A group session it
+    /// created passes to the participant who joined first after it (who may then close it), or
+    /// goes when nobody else joined.
     private func purge(_ account: UUID, app: String, on connection: Connection) async throws {
         try await matches.endAll(of: account, app: app, on: connection)
+        _ = try await connection.execute("""
+            WITH created AS (
+                     SELECT id FROM discovery.group_sessions
+                     WHERE id IN (SELECT session_id FROM discovery.session_participants WHERE account_id = $1) AND creator_id = $1),
+                 heirs AS (
+                     SELECT DISTINCT ON (session_id) session_id, account_id FROM discovery.session_participants
+                     WHERE session_id IN (SELECT id FROM created) AND account_id <> $1
+                     ORDER BY session_id, joined_at, account_id),
+                 handed AS (UPDATE discovery.group_sessions s SET creator_id = h.account_id FROM heirs h WHERE s.id = h.session_id)
+            DELETE FROM discovery.group_sessions WHERE id IN (SELECT id FROM created) AND id NOT IN (SELECT session_id FROM heirs)
+            """, [.uuid(account)])
         _ = try await connection.execute("""
             WITH p AS (DELETE FROM discovery.profiles WHERE account_id = $1),
                  s AS (DELETE FROM discovery.swipes WHERE swiper_id = $1 OR target_id = $1),
@@ -118,5 +131,7 @@ struct ProfileProjection: Sendable {
                  ir AS (DELETE FROM discovery.instagram_related WHERE account_id = $1)
             DELETE FROM discovery.matches WHERE account_low = $1 OR account_high = $1
             """, [.uuid(account)])
+        // Its own statement: deleting the blocks and reports above bumps both sides' versions.
+        _ = try await connection.execute("DELETE FROM discovery.feed_member_versions WHERE account_id = $1", [.uuid(account)])
     }
 }

@@ -6,7 +6,9 @@ import Runtime
 /// Deleting an account for good: the row goes, and with it by cascade everything Identity keeps
 /// for it (credentials, sessions and refresh tokens, profile and the rest: every table of user
 /// data references `identity.accounts (id) ON DELETE CASCADE`), plus the throttle row of its
-/// phone number; an `AccountDeleted` event tells the other services to purge theirs.
+/// phone number and the account's past events that carry its data (`AccountCreated`: email,
+/// phone, username; `ProfileUpdated`: the profile); an `AccountDeleted` event tells the other
+/// services to purge theirs. Its other events name it by id only and stay in the history.
 struct AccountDeletion: Sendable {
     let outbox: Outbox
     var revocations: TokenRevocations { TokenRevocations(outbox: outbox, accessTokenLifetime: accessTokenLifetime) }
@@ -26,6 +28,10 @@ struct AccountDeletion: Sendable {
         guard let row = rows.first else { throw IdentityError.accountNotFound }
         let deletedAt: Date = try row.decode(0)
         if let phone { try await PhoneCodeStore.forget(app: app, phone: phone, on: connection) }
+        // A follower that has not read them yet reads AccountDeleted instead, which purges the same.
+        try await connection.query("""
+            DELETE FROM identity.outbox WHERE aggregate_id = $1 AND type IN ('AccountCreated', 'ProfileUpdated')
+            """, [.text(accountID.uuidString.lowercased())])
         let event = Identity.AccountDeleted(accountID: accountID.uuidString.lowercased(), app: app,
                                             deletedAt: Timestamp(deletedAt))
         try await outbox.appendAtCommit(OutboxEvent(type: "AccountDeleted", app: app, aggregateID: event.accountID,

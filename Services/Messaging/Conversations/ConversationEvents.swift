@@ -132,8 +132,10 @@ struct ConversationEvents: Sendable {
         return starters
     }
 
-    /// Closes conversation `id` unless it is closed already, telling both members.
-    private func close(_ id: UUID, reason: Realtime.CloseReason, app: String, on connection: Connection) async throws {
+    /// Closes conversation `id` unless it is closed already, telling its members (but `deleted`,
+    /// an account being purged, whose stream goes).
+    private func close(_ id: UUID, reason: Realtime.CloseReason, app: String, sparing deleted: UUID? = nil,
+                       on connection: Connection) async throws {
         let closed = try await connection.query("""
             UPDATE messaging.conversations SET closed_at = now(), close_reason = $2
             WHERE id = $1 AND closed_at IS NULL RETURNING id
@@ -143,17 +145,30 @@ struct ConversationEvents: Sendable {
                                                  [.uuid(id)])
         var event = Realtime.RealtimeEvent()
         event.event = .conversationClosed(Realtime.ConversationClosed(conversationID: id.uuidString.lowercased(), reason: reason))
-        try await feed.publish(event, type: "ConversationClosed", app: app, to: try members.map { try $0.decode(0) },
-                               on: connection)
+        let recipients: [UUID] = try members.map { try $0.decode(0) }.filter { $0 != deleted }
+        try await feed.publish(event, type: "ConversationClosed", app: app, to: recipients, on: connection)
     }
 
     /// A deleted account leaves nothing here: its conversations go (messages with them), the
     /// other members are told, its blocks, encounters (with their award records; awards already
-    /// sent are production's to delete), realtime events and push data go.
+    /// sent are production's to delete), realtime events and push data go, and so do the events
+    /// in the streams of those it talked to that name it (its matches, messages, encounter
+    /// steps) with the pushes they made.
     private func purge(_ account: UUID, app: String, on connection: Connection) async throws {
         let rows = try await connection.query("SELECT conversation_id FROM messaging.members WHERE account_id = $1",
                                               [.uuid(account)])
-        for row in rows { try await close(try row.decode(0), reason: .deleted, app: app, on: connection) }
+        for row in rows { try await close(try row.decode(0), reason: .deleted, app: app, sparing: account, on: connection) }
+        _ = try await connection.execute("""
+            WITH others AS (
+                     SELECT other_id AS id FROM messaging.members WHERE account_id = $1
+                     UNION SELECT CASE WHEN starter_id = $1 THEN joiner_id ELSE starter_id END FROM messaging.encounters
+                     WHERE starter_id = $1 OR joiner_id = $1),
+                 gone AS (DELETE FROM messaging.realtime
+                          WHERE aggregate_id IN (SELECT id::text FROM others WHERE id IS NOT NULL)
+                            AND position(convert_to($2, 'UTF8') IN payload) > 0
+                          RETURNING cursor)
+            DELETE FROM messaging.push_jobs WHERE source IN (SELECT 'realtime:' || cursor FROM gone)
+            """, [.uuid(account), .text(account.uuidString.lowercased())])
         _ = try await connection.execute("""
             WITH c AS (DELETE FROM messaging.conversations
                        WHERE id IN (SELECT conversation_id FROM messaging.members WHERE account_id = $1)),

@@ -4,7 +4,9 @@ import Postgres
 import Runtime
 
 /// Discovery's matches, as production needs them for dates: who matched, in which app, and
-/// whether the match has ended. Fed by discovery's MatchCreated and MatchEnded.
+/// whether the match has ended. Fed by discovery's MatchCreated and MatchEnded; a match ended by
+/// an account's deletion goes, with its dates (whichever of AccountDeleted and MatchEnded comes
+/// first, the end state holds nothing of the deleted account).
 struct MatchProjection: Sendable {
     static let source = "discovery"
     static let eventTypes = ["MatchCreated", "MatchEnded"]
@@ -24,6 +26,10 @@ struct MatchProjection: Sendable {
         case "MatchEnded":
             let ended = try Discovery.MatchEnded(serializedBytes: event.payload)
             guard let id = UUID(uuidString: ended.matchID) else { return }
+            guard ended.reason != .deleted else {
+                try await connection.query("DELETE FROM production.matches WHERE id = $1", [.uuid(id)])
+                return
+            }
             try await connection.query("""
                 UPDATE production.matches SET ended_at = coalesce(ended_at, to_timestamp($2::float8 / 1000000)) WHERE id = $1
                 """, [.uuid(id), .int64(ended.endedAt?.microseconds ?? 0)])

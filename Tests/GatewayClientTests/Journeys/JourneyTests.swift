@@ -36,6 +36,8 @@ struct JourneyTests {
 /// messaging sends the shared database's push queue) and the local media backend's.
 struct JourneyStackTrait: SuiteTrait, TestScoping {
     @TaskLocal static var stack: JourneyStack?
+    /// Instances of each service behind the edge.
+    var instances = 2
 
     /// The running suite's context; fails clearly when the suite lacks the trait.
     static func context() throws -> JourneyContext {
@@ -48,7 +50,7 @@ struct JourneyStackTrait: SuiteTrait, TestScoping {
         await MediaBackendLock.shared.acquire("local")
         do {
             try await PushDeploymentLock.withLock {
-                let stack = try await JourneyStack.start(instances: 2, messagingEnvironment: JourneyCatalog.messagingEnvironment)
+                let stack = try await JourneyStack.start(instances: instances, messagingEnvironment: JourneyCatalog.messagingEnvironment)
                 do {
                     try await ProductionStack.clearOldTestRuns()  // season numbers are few
                     try await Self.$stack.withValue(stack) { try await function() }
@@ -70,4 +72,7 @@ struct JourneyStackTrait: SuiteTrait, TestScoping {
 extension Trait where Self == JourneyStackTrait {
     /// Runs the suite against a full stack behind the edge with two instances per service.
     static var journeyStack: Self { JourneyStackTrait() }
+
+    /// Runs the suite against a full stack behind the edge with `instances` of each service.
+    static func journeyStack(instances: Int) -> Self { JourneyStackTrait(instances: instances) }
 }
