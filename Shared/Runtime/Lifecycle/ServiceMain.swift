@@ -5,6 +5,7 @@ import Logging
 package import RPC
 import ServiceLifecycle
 import Synchronization
+import Tracing
 
 /// The `main` of every service: configuration, logging, metrics, the gRPC server with the
 /// runtime's interceptors, the admin listener, and graceful shutdown on SIGTERM/SIGINT.
@@ -66,6 +67,8 @@ package enum ServiceMain {
         let readiness = Readiness()
         let context = ServiceContext(configuration: configuration, logger: logger, metrics: metrics,
                                      readiness: readiness, environment: environment)
+        // Propagation and log lines only: no span is recorded yet (no exporter).
+        bootstrapTracing(RuntimeTracer(sampleRatio: 1, sink: nil))
 
         let server: RPCServer
         let admin: AdminServer
@@ -133,6 +136,16 @@ package enum ServiceMain {
     }
 
     private static let loggingBootstrapped = Atomic<Bool>(false)
+    private static let tracingBootstrapped = Atomic<Bool>(false)
+
+    /// Installs `tracer` as the process's (`InstrumentationSystem`; once per process, so a
+    /// second service run in the same process keeps the first one's): every call, outgoing
+    /// call and Postgres statement then runs in a span of it.
+    package static func bootstrapTracing(_ tracer: RuntimeTracer) {
+        guard tracingBootstrapped.compareExchange(expected: false, desired: true,
+                                                  ordering: .acquiringAndReleasing).exchanged else { return }
+        InstrumentationSystem.bootstrap(tracer)
+    }
 
     /// Installs `StructuredLogHandler` as the process's log handler (once per process).
     package static func bootstrapLogging(_ configuration: ServiceConfiguration) {
