@@ -3,12 +3,16 @@ import Tracing
 /// Spans of Postgres work, by the OpenTelemetry database conventions: `db.system` postgresql,
 /// the statement's summary as name and `db.query.summary`, `db.namespace`, and the server's
 /// address. Never the SQL's values or bound parameters.
+///
+/// Only work inside a span (a call being served, a job's own span) is traced: a background
+/// poll on its own would make a trace of one statement every few milliseconds.
 enum PostgresSpan {
     /// Runs `body` (one round trip) in a client span named by `summary`, computed only when
     /// the span is recorded.
     nonisolated(nonsending) static func withRoundTrip<T>(
         _ configuration: PostgresConfiguration, summary: () -> String, _ body: () async throws -> T
     ) async throws -> T {
+        guard InstrumentationContext.current != nil else { return try await body() }
         let span = InstrumentationSystem.tracer.startSpan("postgresql", ofKind: .client)
         if span.isRecording {
             let text = summary()
@@ -30,6 +34,7 @@ enum PostgresSpan {
     nonisolated(nonsending) static func withTransaction<T>(
         _ configuration: PostgresConfiguration, _ body: () async throws -> T
     ) async throws -> T {
+        guard InstrumentationContext.current != nil else { return try await body() }
         let span = InstrumentationSystem.tracer.startSpan("postgresql transaction", ofKind: .client)
         if span.isRecording { describe(span, configuration) }
         defer { span.end() }
