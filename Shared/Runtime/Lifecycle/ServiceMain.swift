@@ -67,8 +67,14 @@ package enum ServiceMain {
         let readiness = Readiness()
         let context = ServiceContext(configuration: configuration, logger: logger, metrics: metrics,
                                      readiness: readiness, environment: environment)
-        // Propagation and log lines only: no span is recorded yet (no exporter).
-        bootstrapTracing(RuntimeTracer(sampleRatio: 1, sink: nil))
+        let exporter = configuration.otlpEndpoint.map { endpoint in
+            OTLPExporter(host: endpoint.host, port: endpoint.port, serviceName: name, metrics: metrics, logger: logger)
+        }
+        bootstrapTracing(RuntimeTracer(sampleRatio: configuration.traceSampleRatio, sink: exporter))
+        if let exporter {
+            context.addBackgroundJob("otlp-export") { await exporter.run() }
+            context.onShutdown("otlp-export") { exporter.close() }
+        }
 
         let server: RPCServer
         let admin: AdminServer
