@@ -11,8 +11,8 @@ RPC (db-bench-server's GetAccount, one pooled statement) at 16 streams with h2lo
 Each setting runs ROUNDS times in turn with the others (RV_BENCH_ROUNDS, default 3; each
 RV_BENCH_SECONDS long, default 10); the median round is shown, with throughput relative to the
 first setting. The collector is Tests/RuntimeTests/Fixtures/otlp_receiver.py (grpcio with
-opentelemetry-proto), discarding what it receives, on the same machine: its CPU is part of
-the cost measured here, which a collector elsewhere would not be.
+opentelemetry-proto), discarding what it receives, on the same machine: its CPU (the
+`collector` column) is taken from the server's cores here, as a collector elsewhere would not.
 
   python3 Tests/Benchmarks/tracing_bench.py [--base-bin DIR]
 """
@@ -26,7 +26,8 @@ import tempfile
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from db_bench import (BENCH_SECRET, PG_DB, PG_HOST, PG_PASSWORD, PG_PORT, ROOT, SECONDS, ensure_pgbench_tables,  # noqa: E402
                       h2load_run, stop)
-from rpc_bench import free_port, percentile, simple_request, varint, wait_for_listening  # noqa: E402
+from rpc_bench import cpu_seconds, free_port, percentile, simple_request, varint, wait_for_listening  # noqa: E402
+import time  # noqa: E402
 
 ROUNDS = int(os.environ.get("RV_BENCH_ROUNDS", "3"))
 
@@ -89,8 +90,10 @@ def main():
                         url = f"http://127.0.0.1:{port}{path}"
                         subprocess.run(["h2load", "-n", "20000", "-c", "4", "-m", "4", "-H", "content-type: application/grpc",
                                         "-H", "te: trailers", "-d", body, url], capture_output=True, timeout=120)
+                        collector_before, wall_before = cpu_seconds(collector.pid), time.monotonic()
                         run = h2load_run(url, body, 16, 1, os.path.join(work, f"{executable}-{setting}-{turn}.log"), server)
-                        results.setdefault((title, setting), []).append(run)
+                        collector_cpu = 100.0 * (cpu_seconds(collector.pid) - collector_before) / (time.monotonic() - wall_before)
+                        results.setdefault((title, setting), []).append(run + (collector_cpu,))
                     finally:
                         stop(server)
     finally:
@@ -98,16 +101,17 @@ def main():
         collector.wait(timeout=10)
     print(f"tracing's per-call cost, h2load -c 16 -m 1 (16 streams), {SECONDS} s, median of {ROUNDS} rounds, "
           f"{os.cpu_count()} cores")
-    print(f"{'RPC':22} {'tracing':>8} {'RPC/s':>9} {'fail':>5} {'p50 ms':>7} {'p99 ms':>7} {'srv CPU':>8} {'µs CPU/call':>12} {'vs first':>9}")
+    print(f"{'RPC':22} {'tracing':>8} {'RPC/s':>9} {'fail':>5} {'p50 ms':>7} {'p99 ms':>7} {'srv CPU':>8} {'µs CPU/call':>12} "
+          f"{'collector':>10} {'vs first':>9}")
     for title, *_ in cases:
         first = None
         for setting, *_ in settings:
             runs = results[(title, setting)]
-            rps, failed, latencies, cpu, _ = sorted(runs, key=lambda r: r[0])[len(runs) // 2]
+            rps, failed, latencies, cpu, _, collector_cpu = sorted(runs, key=lambda r: r[0])[len(runs) // 2]
             first = first or rps
             per_call = 1e4 * cpu / rps if rps else float("nan")
             print(f"{title:22} {setting:>8} {rps:9.0f} {sum(r[1] for r in runs):5d} {percentile(latencies, 0.5)/1000:7.3f} "
-                  f"{percentile(latencies, 0.99)/1000:7.3f} {cpu:7.0f}% {per_call:12.1f} {rps / first:9.1%}  "
+                  f"{percentile(latencies, 0.99)/1000:7.3f} {cpu:7.0f}% {per_call:12.1f} {collector_cpu:9.0f}% {rps / first:9.1%}  "
                   f"(rounds: {', '.join(f'{r[0]:.0f}' for r in runs)})")
     return 0
 
