@@ -32,8 +32,9 @@ package final class RPCServer: Sendable {
     private let http2: HTTP2Server
 
     /// `http`, when given, answers plain GET and HEAD requests for the paths it claims. Each
-    /// call runs in a server span of `tracer` (by default the process's, `InstrumentationSystem`),
-    /// which continues the trace of the request's `traceparent` or starts one.
+    /// call runs in a server span of `tracer` (by default the process's, `InstrumentationSystem`,
+    /// as bootstrapped before this server is made), which continues the trace of the request's
+    /// `traceparent` or starts one.
     package init(configuration: RPCServerConfiguration, services: [any RPCService],
                  interceptors: [any ServerInterceptor] = [], group: EventLoopGroup? = nil,
                  http: (any PlainHTTPHandler)? = nil, tracer: (any Tracer)? = nil) throws {
@@ -49,7 +50,8 @@ package final class RPCServer: Sendable {
             decodingLimits: DecodingLimits(maxDepth: configuration.decodingLimits.maxDepth,
                                            maxMessageSize: configuration.maxReceiveMessageSize),
             interceptors: interceptors,
-            tracer: tracer)
+            tracer: tracer ?? InstrumentationSystem.tracer,
+            scopesTracer: tracer != nil)
         let group = try group ?? EventLoopGroup(loopCount: configuration.loopCount, name: "rv-server")
         self.group = group
         self.http2 = HTTP2Server(host: configuration.host, port: configuration.port, group: group,

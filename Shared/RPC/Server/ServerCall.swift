@@ -104,9 +104,8 @@ package final class ServerCall: HTTP2StreamDelegate, @unchecked Sendable {
     /// Runs the interceptors and the handler inside the call's server span, so their logs,
     /// statements and outgoing calls belong to the caller's trace.
     private func runHandler() async {
-        guard let tracer = options.tracer else {
-            return await runTraced(tracer: InstrumentationSystem.tracer)
-        }
+        let tracer = options.tracer
+        guard options.scopesTracer else { return await runTraced(tracer: tracer) }
         await withTracer(tracer) { await runTraced(tracer: tracer) }
     }
 
@@ -406,8 +405,12 @@ struct ServerCallOptions: Sendable {
     var maxBufferedRequestBytes: Int
     var decodingLimits: DecodingLimits
     var interceptors: [any ServerInterceptor]
-    /// The calls' tracer; nil for the process's (`InstrumentationSystem.tracer`).
-    var tracer: (any Tracer)?
+    /// The calls' tracer: the server's own, or the process's (`InstrumentationSystem.tracer`)
+    /// as it was when the server was made, looked up once rather than per call (a dynamic cast).
+    var tracer: any Tracer
+    /// Whether `tracer` is the server's own, which the handlers' own spans (their outgoing
+    /// calls, their statements) must then use too.
+    var scopesTracer: Bool
 
     func intercept(_ context: ServerCallContext, _ body: @escaping @Sendable () async throws -> Void) async throws {
         try await Self.run(interceptors[...], context, body)
