@@ -7,7 +7,7 @@ SWIFT ?= swift
 APT_PACKAGES := libnghttp2-dev libssl-dev libpq-dev zlib1g-dev libcurl4-openssl-dev libvips-dev nghttp2-client protobuf-compiler libprotobuf-dev \
                 postgresql-15 postgresql-15-postgis-3 postgresql-contrib python3 python3-pip openssl curl nginx-light zbar-tools \
                 podman runc debootstrap prometheus
-PY_PACKAGES := grpcio grpcio-tools protobuf 'moto[server]' sonora podman-compose==1.0.6 kubernetes-validate
+PY_PACKAGES := grpcio grpcio-tools protobuf opentelemetry-proto 'moto[server]' sonora podman-compose==1.0.6 kubernetes-validate
 FUZZ_SECONDS ?= 60
 
 .PHONY: deps build release generate test run bench fuzz clean db-start db-stop backup restore proto-baseline images
@@ -21,7 +21,7 @@ deps:
 	  SUDO=""; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
 	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing; \
 	fi
-	@python3 -c 'import grpc, grpc_tools, google.protobuf, moto.server, sonora, podman_compose, kubernetes_validate' 2>/dev/null || \
+	@python3 -c 'import grpc, grpc_tools, google.protobuf, opentelemetry.proto, moto.server, sonora, podman_compose, kubernetes_validate' 2>/dev/null || \
 	  python3 -m pip install -q $(PY_PACKAGES) 2>/dev/null || \
 	  python3 -m pip install -q --break-system-packages $(PY_PACKAGES)
 
@@ -103,7 +103,8 @@ run: release db-start
 
 ## bench: RPC benchmarks over the wire (h2load): throughput, latency percentiles, CPU and memory,
 ## and the runtime's per-call overhead next to a bare server; then the DB-backed RPC next to
-## pgbench on the same cluster and identity's authenticated GetAccount next to it (h2load both); then identity's sign-in, refresh and read workloads and an event
+## pgbench on the same cluster and identity's authenticated GetAccount next to it (h2load both); then tracing's
+## per-call cost on both (no collector, 10 % and 100 % exported over OTLP); then identity's sign-in, refresh and read workloads and an event
 ## consumer's catch-up (identity-bench, our own gRPC client); then discovery's feed over 100k profiles;
 ## then production's season P&L over 10,000 entries, the membrane query and consent capture;
 ## then messaging's sends with 1,000 open realtime streams (send → delivery latency);
@@ -118,6 +119,7 @@ bench: export RV_PG_DATABASE = rendezvous_bench
 bench: release db-start
 	python3 Tests/Benchmarks/rpc_bench.py
 	python3 Tests/Benchmarks/db_bench.py
+	python3 Tests/Benchmarks/tracing_bench.py
 	python3 Tests/Benchmarks/identity_bench.py
 	python3 Tests/Benchmarks/discovery_bench.py
 	python3 Tests/Benchmarks/production_bench.py

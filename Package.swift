@@ -35,6 +35,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        // The tracing API (spans, W3C context in `InstrumentationContext`); our own tracer implements it.
+        .package(url: "https://github.com/apple/swift-distributed-tracing", exact: "1.7.3"),
         // Only the `rendezvous` CLI uses it.
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         // Only capacity-bench uses it: latency distributions with bounded memory and error.
@@ -65,7 +67,9 @@ let package = Package(
                 swiftSettings: swiftSettings),
         // What a gRPC client needs without a transport (status, metadata, framing, the call API): no C.
         .target(name: "RPCCore", dependencies: ["Wire"], path: "Shared/RPCCore", swiftSettings: swiftSettings),
-        .target(name: "RPC", dependencies: ["RPCCore", "HTTP2", "IOLoop", "Wire", "CZlib"], path: "Shared/RPC",
+        .target(name: "RPC", dependencies: ["RPCCore", "HTTP2", "IOLoop", "Wire", "CZlib",
+                                            .product(name: "Tracing", package: "swift-distributed-tracing")],
+                path: "Shared/RPC",
                 swiftSettings: swiftSettings),
         // Every contract's messages and typed clients (no C); Contracts adds the server side and re-exports them.
         .target(name: "ContractTypes", dependencies: ["Wire", "RPCCore"], path: "Shared/ContractTypes",
@@ -75,6 +79,7 @@ let package = Package(
         .target(name: "Postgres", dependencies: [
                     "CLibPQ", "IOLoop",
                     .product(name: "Logging", package: "swift-log"),
+                    .product(name: "Tracing", package: "swift-distributed-tracing"),
                 ], path: "Shared/Postgres", swiftSettings: swiftSettings),
         .target(name: "Runtime", dependencies: [
                     "RPC", "HTTP2", "IOLoop", "CryptoCore", "CLinux", "Postgres", "Contracts", "Auth",
@@ -82,6 +87,7 @@ let package = Package(
                     .product(name: "Metrics", package: "swift-metrics"),
                     .product(name: "Prometheus", package: "swift-prometheus"),
                     .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                    .product(name: "Tracing", package: "swift-distributed-tracing"),
                 ], path: "Shared/Runtime", swiftSettings: swiftSettings),
         .target(name: "Auth", dependencies: ["CryptoCore", "RPC", "Contracts"], path: "Shared/Auth",
                 swiftSettings: swiftSettings),
@@ -159,7 +165,7 @@ let package = Package(
                     swiftSettings: swiftSettings),
         .testTarget(name: "RPCTests", dependencies: ["RPC", "HTTP2", "IOLoop", "Wire", "Contracts", "TestSupport"],
                     swiftSettings: swiftSettings),
-        .testTarget(name: "ContractsTests", dependencies: ["Contracts", "Wire", "RPC", "TestSupport"],
+        .testTarget(name: "ContractsTests", dependencies: ["Contracts", "Wire", "RPC", "Runtime", "TestSupport"],
                     exclude: ["Fixtures"], swiftSettings: swiftSettings),
         .testTarget(name: "InteropTests", dependencies: ["InteropServer", "RPC", "Contracts", "TestSupport", "CryptoCore"],
                     exclude: ["Fixtures"], swiftSettings: swiftSettings),
@@ -183,7 +189,7 @@ let package = Package(
                                                             .product(name: "Logging", package: "swift-log")],
                     swiftSettings: swiftSettings),
         .testTarget(name: "RuntimeTests", dependencies: ["Runtime", "RPC", "Contracts", "Postgres", "TestSupport", "Auth"],
-                    swiftSettings: swiftSettings),
+                    exclude: ["Fixtures"], swiftSettings: swiftSettings),
         .testTarget(name: "ProtocGenTests", dependencies: ["ProtocGen", "Contracts", "RPC", "Wire", "TestSupport"],
                     exclude: ["Fixtures"], swiftSettings: swiftSettings),
         .testTarget(name: "CLITests", dependencies: ["RendezvousCLI", "TestSupport", "CVips", "CryptoCore"],

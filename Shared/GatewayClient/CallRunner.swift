@@ -13,8 +13,26 @@ struct CallRunner: Sendable {
     /// Runs `body` (one RPC through a Contracts stub) under `method`'s rules. `deadline` bounds
     /// each attempt, including the refresh an attempt may need; the retry policy's
     /// `maxTotalTime` bounds all attempts of a retried call together.
+    ///
+    /// Every attempt belongs to one trace (the app's, or one started here); a failure names it
+    /// in `traceID`.
     func run<Response: Sendable>(_ method: GatewayMethod, deadline: Duration?,
                                  _ body: @Sendable (CallOptions) async throws -> Response) async throws(RPCError) -> Response {
+        let trace = GatewayTrace.current ?? GatewayTrace.start()
+        do {
+            return try await GatewayTrace.$current.withValue(trace) {
+                try await observed(method, deadline: deadline, body)
+            }
+        } catch {
+            var failure = RPCError.gateway(error)
+            failure.traceID = trace.traceID.hex
+            throw failure
+        }
+    }
+
+    private func observed<Response: Sendable>(_ method: GatewayMethod, deadline: Duration?,
+                                              _ body: @Sendable (CallOptions) async throws -> Response) async throws(RPCError)
+        -> Response {
         guard let observer = configuration.callObserver else { return try await attempts(method, deadline: deadline, body) }
         let start = ContinuousClock.now
         do {

@@ -25,7 +25,7 @@ public final class GatewayClient: Sendable {
     public init(configuration: GatewayConfiguration, transport: GatewayTransport,
                 tokenStore: any TokenStore = InMemoryTokenStore()) throws {
         self.configuration = configuration
-        let connection = try transport.makeConnection(configuration)
+        let connection = TracedGatewayConnection(base: try transport.makeConnection(configuration))
         let refreshDeadline = configuration.defaultDeadline
         let sessions = SessionKeeper(store: tokenStore, refreshMargin: configuration.refreshMargin) { refreshToken in
             try await IdentityClient(client: connection).refreshSession(.init(refreshToken: refreshToken),

@@ -15,6 +15,8 @@ internal import Synchronization
 package final class Connection: Sendable {
     /// The loop every libpq call on this connection runs on.
     let loop: EventLoop
+    /// Where it connects, for its spans.
+    let configuration: PostgresConfiguration
     private let driver: ConnectionDriver
     /// What the current `inTransaction` does at its COMMIT; nil outside one.
     private let commit = Mutex<CommitWork?>(nil)
@@ -26,8 +28,9 @@ package final class Connection: Sendable {
     /// The server process serving this connection (`pg_backend_pid()`).
     package var backendPID: Int32 { driver.backendPID }
 
-    private init(driver: ConnectionDriver) {
+    private init(driver: ConnectionDriver, configuration: PostgresConfiguration) {
         self.loop = driver.loop
+        self.configuration = configuration
         self.driver = driver
     }
 
@@ -47,7 +50,7 @@ package final class Connection: Sendable {
             thread.stackSize = 512 * 1024
             thread.start()
         }
-        return Connection(driver: ConnectionDriver(handle: opened.pointer, loop: loop))
+        return Connection(driver: ConnectionDriver(handle: opened.pointer, loop: loop), configuration: configuration)
     }
 
     /// Runs a parameterised statement (prepared once per connection, then reused) and returns
@@ -83,11 +86,14 @@ package final class Connection: Sendable {
         }
     }
 
+    /// One round trip, in a span named by its statements' summary.
     private func send(_ request: ConnectionDriver.Request) async throws -> [PostgresRows] {
         // A stopped loop would never answer.
         guard !loop.isStopping else { throw PostgresError(code: .connectionClosed) }
-        return try await withCheckedThrowingContinuation { continuation in
-            loop.executeSoon { [driver] in driver.start(request, continuation) }
+        return try await PostgresSpan.withRoundTrip(configuration, summary: { request.summary }) {
+            try await withCheckedThrowingContinuation { continuation in
+                loop.executeSoon { [driver] in driver.start(request, continuation) }
+            }
         }
     }
 

@@ -26,15 +26,17 @@ extension PostgresPool {
         maxAttempts: Int = 5,
         _ body: (Connection) async throws -> T
     ) async throws -> T {
-        var attempt = 1
-        while true {
-            do {
-                return try await withConnection { connection in
-                    try await connection.inTransaction(isolation, body)
+        try await PostgresSpan.withTransaction(configuration) {
+            var attempt = 1
+            while true {
+                do {
+                    return try await withConnection { connection in
+                        try await connection.inTransaction(isolation, body)
+                    }
+                } catch let error as PostgresError where error.isRetryableTransactionFailure && attempt < maxAttempts {
+                    try await Task.sleep(for: Self.backoff(attempt: attempt))
+                    attempt += 1
                 }
-            } catch let error as PostgresError where error.isRetryableTransactionFailure && attempt < maxAttempts {
-                try await Task.sleep(for: Self.backoff(attempt: attempt))
-                attempt += 1
             }
         }
     }

@@ -9,6 +9,8 @@
 #   Shared/Contracts/Generated/<proto path>  every service's server side, `.server.pb.swift`
 #                                            (module Contracts: the providers over RPC's server)
 #   Shared/RPC/Generated/<proto path>        grpc.health.v1, served by every server (module RPC)
+#   Shared/Runtime/Generated/<proto path>    OTLP's trace service (opentelemetry/proto), what the
+#                                            services export spans with (module Runtime, enum OTLP)
 #   Tests/ProtocGenTests/Generated/…          the generator's golden output, from its fixture
 # google/* are the standard types; rendezvous/options/v1 holds options the generator reads.
 set -euo pipefail
@@ -35,12 +37,17 @@ generate() { # generate SOURCE_DIR OUT_DIR OPTIONS PROTO...
 }
 
 mapfile -t contracts < <(cd "$src" && find . -name '*.proto' ! -path './google/*' ! -path './grpc/health/*' \
-  ! -path './rendezvous/options/*' | sed 's|^\./||' | LC_ALL=C sort)
+  ! -path './rendezvous/options/*' ! -path './opentelemetry/*' | sed 's|^\./||' | LC_ALL=C sort)
 generate "$src" "$out/Shared/ContractTypes/Generated" \
   "Module=ContractTypes,Part=types,Namespace=grpc.testing:GRPCTesting,Registry=ContractsMessageTypes" "${contracts[@]}"
 generate "$src" "$out/Shared/Contracts/Generated" \
   "Module=Contracts,Part=server,Import=ContractTypes,Namespace=grpc.testing:GRPCTesting" "${contracts[@]}"
 generate "$src" "$out/Shared/RPC/Generated" "Module=RPC,Visibility=package,Namespace=grpc.health.v1:,Registry=RPCMessageTypes" \
   grpc/health/v1/health.proto
+otlp=(Module=Runtime Visibility=package Registry=OTLPMessageTypes)
+for package in common.v1 resource.v1 trace.v1 collector.trace.v1; do otlp+=("Namespace=opentelemetry.proto.$package:OTLP"); done
+generate "$src" "$out/Shared/Runtime/Generated" "$(IFS=,; echo "${otlp[*]}")" \
+  opentelemetry/proto/common/v1/common.proto opentelemetry/proto/resource/v1/resource.proto \
+  opentelemetry/proto/trace/v1/trace.proto opentelemetry/proto/collector/trace/v1/trace_service.proto
 generate "$root/Tests/ProtocGenTests/Fixtures" "$out/Tests/ProtocGenTests/Generated" \
   "Visibility=package,Import=Contracts,Registry=EverythingMessageTypes" everything.proto

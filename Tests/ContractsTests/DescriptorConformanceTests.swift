@@ -1,6 +1,7 @@
 import Contracts
 import Foundation
 @testable import RPC
+import Runtime
 import Testing
 import TestSupport
 import Wire
@@ -12,9 +13,11 @@ import Wire
 /// it wrote. No case lists: a message added to proto-docs is checked the day it lands, and one
 /// without a generated Swift type fails here.
 @Suite struct DescriptorConformanceTests {
-    /// Generated types, plus the google.rpc status details RPC writes by hand (internal to RPC).
+    /// Generated types (OTLP's among them, in Runtime), plus the google.rpc status details RPC
+    /// writes by hand (internal to RPC).
     static let registry: [String: any ProtoMessage.Type] = ContractsMessageTypes.byProtoName
         .merging(RPCMessageTypes.byProtoName) { first, _ in first }
+        .merging(OTLPMessageTypes.byProtoName) { first, _ in first }
         .merging(["google.rpc.Status": StatusMessage.self, "google.rpc.ErrorInfo": ErrorInfoMessage.self]) { first, _ in first }
 
     static let report = Task.detached {

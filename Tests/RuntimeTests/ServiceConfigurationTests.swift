@@ -28,6 +28,19 @@ import Testing
         #expect(configuration.corsOrigins.isEmpty)
     }
 
+    @Test func load_tracing_endpointOffByDefault_andReadAsHostPortOrHTTPURL() throws {
+        let none = try ServiceConfiguration.load(name: "identity", defaultPort: 7101, environment: Environment(), arguments: [])
+        #expect(none.otlpEndpoint == nil)
+        #expect(none.traceSampleRatio == 1)
+        for value in ["collector:4317", "http://collector:4317", "http://collector:4317/"] {
+            let configuration = try ServiceConfiguration.load(
+                name: "identity", defaultPort: 7101,
+                environment: Environment(["RV_OTLP_ENDPOINT": value, "RV_TRACE_SAMPLE_RATIO": "0.1"]), arguments: [])
+            #expect(configuration.otlpEndpoint == ServiceConfiguration.Endpoint(host: "collector", port: 4317))
+            #expect(configuration.traceSampleRatio == 0.1)
+        }
+    }
+
     @Test func load_corsOrigins_areListedOriginsOrStar() throws {
         let configuration = try ServiceConfiguration.load(
             name: "identity", defaultPort: 7101,
@@ -125,6 +138,10 @@ import Testing
         (["RV_CORS_ORIGINS": "app.example.com"], [], "RV_CORS_ORIGINS"),
         (["RV_CORS_ORIGINS": "https://app.example.com/"], [], "RV_CORS_ORIGINS"),
         (["RV_CORS_ORIGINS": "https://"], [], "RV_CORS_ORIGINS"),
+        (["RV_OTLP_ENDPOINT": "collector"], [], "RV_OTLP_ENDPOINT"),
+        (["RV_OTLP_ENDPOINT": "https://collector:4317"], [], "RV_OTLP_ENDPOINT"),
+        (["RV_TRACE_SAMPLE_RATIO": "1.5"], [], "RV_TRACE_SAMPLE_RATIO"),
+        (["RV_TRACE_SAMPLE_RATIO": "ten percent"], [], "RV_TRACE_SAMPLE_RATIO"),
         (["RV_TLS_CERT_FILE": "/etc/hostname"], [], "RV_TLS_KEY_FILE"),
         (["RV_TLS_KEY_FILE": "/etc/hostname"], [], "RV_TLS_CERT_FILE"),
         (["RV_TLS_CERT_FILE": "/nonexistent/cert.pem", "RV_TLS_KEY_FILE": "/etc/hostname"], [], "RV_TLS_CERT_FILE"),

@@ -1,5 +1,6 @@
 package import HTTP2
 import IOLoop
+import Tracing
 package import Wire
 import Synchronization
 
@@ -20,6 +21,8 @@ package final class ClientCall: HTTP2StreamDelegate, ClientStream, @unchecked Se
     private var deadlineTimer: TimerID?
     private let requestHead: [HTTP2Header]
     private let compressRequests: Bool
+    /// The call's client span, ended with its final status.
+    private let span: (any Tracing.Span)?
 
     private struct Shared {
         var initialMetadata = Metadata()
@@ -33,8 +36,9 @@ package final class ClientCall: HTTP2StreamDelegate, ClientStream, @unchecked Se
     private static let okStatus = RPCError(code: .ok, message: "")
 
     init(connection: HTTP2Connection, head: [HTTP2Header], compressRequests: Bool, maxReceiveMessageSize: Int,
-         timeoutNanoseconds: UInt64?) {
+         timeoutNanoseconds: UInt64?, span: (any Tracing.Span)? = nil) {
         self.connection = connection
+        self.span = span
         self.requestHead = head
         self.compressRequests = compressRequests
         self.maxReceiveMessageSize = maxReceiveMessageSize
@@ -246,6 +250,7 @@ package final class ClientCall: HTTP2StreamDelegate, ClientStream, @unchecked Se
             return waiters
         }
         guard let waiters else { return false }
+        if let span { RPCSpan.end(span, code: status.code, kind: .client) }
         stream.loop.executeSoon { [self] in
             if let deadlineTimer { stream.loop.cancelTimer(deadlineTimer) }
             deadlineTimer = nil

@@ -1,10 +1,14 @@
 package import HTTP2
 package import IOLoop
+import Tracing
 import Wire
 import Synchronization
 
 /// A gRPC client for one server address: one multiplexed HTTP/2 connection, reconnected on
 /// demand after it closes or the server sends GOAWAY.
+///
+/// Each call runs in a client span of the current task's tracer (`InstrumentationSystem.tracer`),
+/// a child of the task's span, and sends that span's `traceparent`.
 package final class RPCClient: Sendable {
     package let host: String
     package let port: Int
@@ -12,6 +16,8 @@ package final class RPCClient: Sendable {
     private let configuration: HTTP2Configuration
     private let group: EventLoopGroup
     package let maxReceiveMessageSize: Int
+    /// Whether calls get client spans and send `traceparent` (not the trace exporter's own).
+    private let tracesCalls: Bool
 
     private enum ConnectionState {
         case idle
@@ -24,13 +30,14 @@ package final class RPCClient: Sendable {
 
     package init(host: String, port: Int, security: TransportSecurity = .plaintext,
                  group: EventLoopGroup = .shared, configuration: HTTP2Configuration = HTTP2Configuration(),
-                 maxReceiveMessageSize: Int = 4 << 20) {
+                 maxReceiveMessageSize: Int = 4 << 20, tracesCalls: Bool = true) {
         self.host = host
         self.port = port
         self.security = security
         self.group = group
         self.configuration = configuration
         self.maxReceiveMessageSize = maxReceiveMessageSize
+        self.tracesCalls = tracesCalls
     }
 
     /// `http` or `https`: the `:scheme` of this client's requests.
@@ -82,7 +89,18 @@ package final class RPCClient: Sendable {
 
     /// Opens a call on `path` and returns it before any message is sent.
     package func makeCall(path: String, options: CallOptions) async throws -> ClientCall {
-        let connection = try await connection()
+        var metadata = options.metadata
+        var span: (any Tracing.Span)?
+        if tracesCalls {
+            (span, metadata) = RPCSpan.startClient(path: path, host: host, port: port, metadata: metadata)
+        }
+        let connection: HTTP2Connection
+        do {
+            connection = try await self.connection()
+        } catch {
+            if let span { RPCSpan.end(span, code: ServerCall.statusFor(error).code, kind: .client) }
+            throw error
+        }
         var head = [
             HTTP2Header(":method", "POST"),
             HTTP2Header(":scheme", security.scheme),
@@ -96,8 +114,8 @@ package final class RPCClient: Sendable {
         if options.compressRequests { head.append(HTTP2Header("grpc-encoding", "gzip")) }
         let timeout = options.timeout.map { GRPCTimeout.nanoseconds($0) }
         if let timeout { head.append(HTTP2Header("grpc-timeout", GRPCTimeout.encode(nanoseconds: timeout), indexed: false)) }
-        options.metadata.append(to: &head)
+        metadata.append(to: &head)
         return ClientCall(connection: connection, head: head, compressRequests: options.compressRequests,
-                          maxReceiveMessageSize: maxReceiveMessageSize, timeoutNanoseconds: timeout)
+                          maxReceiveMessageSize: maxReceiveMessageSize, timeoutNanoseconds: timeout, span: span)
     }
 }

@@ -1,5 +1,6 @@
 package import HTTP2
 package import IOLoop
+package import Tracing
 package import Wire
 
 /// Settings of an RPC server.
@@ -30,10 +31,13 @@ package final class RPCServer: Sendable {
     private let group: EventLoopGroup
     private let http2: HTTP2Server
 
-    /// `http`, when given, answers plain GET and HEAD requests for the paths it claims.
+    /// `http`, when given, answers plain GET and HEAD requests for the paths it claims. Each
+    /// call runs in a server span of `tracer` (by default the process's, `InstrumentationSystem`,
+    /// as bootstrapped before this server is made), which continues the trace of the request's
+    /// `traceparent` or starts one.
     package init(configuration: RPCServerConfiguration, services: [any RPCService],
                  interceptors: [any ServerInterceptor] = [], group: EventLoopGroup? = nil,
-                 http: (any PlainHTTPHandler)? = nil) throws {
+                 http: (any PlainHTTPHandler)? = nil, tracer: (any Tracer)? = nil) throws {
         self.configuration = configuration
         let health = HealthService()
         self.health = health
@@ -45,7 +49,9 @@ package final class RPCServer: Sendable {
             maxBufferedRequestBytes: configuration.maxBufferedRequestBytes,
             decodingLimits: DecodingLimits(maxDepth: configuration.decodingLimits.maxDepth,
                                            maxMessageSize: configuration.maxReceiveMessageSize),
-            interceptors: interceptors)
+            interceptors: interceptors,
+            tracer: tracer ?? InstrumentationSystem.tracer,
+            scopesTracer: tracer != nil)
         let group = try group ?? EventLoopGroup(loopCount: configuration.loopCount, name: "rv-server")
         self.group = group
         self.http2 = HTTP2Server(host: configuration.host, port: configuration.port, group: group,

@@ -1,5 +1,6 @@
 package import HTTP2
 import IOLoop
+import Tracing
 import Wire
 import Synchronization
 
@@ -36,10 +37,16 @@ package final class ServerCall: HTTP2StreamDelegate, @unchecked Sendable {
     private var task: Task<Void, Never>?
     private var deadlineTimer: TimerID?
 
-    private enum ResponseState {
+    private enum ResponseState: Equatable {
         case idle
         case streaming
-        case finished
+        /// With the status sent (CANCELLED when the client went away first).
+        case finished(StatusCode)
+
+        var isFinished: Bool {
+            if case .finished = self { return true }
+            return false
+        }
     }
 
     private let response = Mutex(ResponseState.idle)
@@ -94,14 +101,34 @@ package final class ServerCall: HTTP2StreamDelegate, @unchecked Sendable {
         }
     }
 
+    /// Runs the interceptors and the handler inside the call's server span, so their logs,
+    /// statements and outgoing calls belong to the caller's trace.
     private func runHandler() async {
-        do {
-            try await options.intercept(context) {
-                try await self.route.handler(self)
+        let tracer = options.tracer
+        guard options.scopesTracer else { return await runTraced(tracer: tracer) }
+        await withTracer(tracer) { await runTraced(tracer: tracer) }
+    }
+
+    private func runTraced(tracer: any Tracer) async {
+        let span = RPCSpan.startServer(path: context.path, metadata: context.requestMetadata, tracer: tracer)
+        await InstrumentationContext.$current.withValue(span.context) {
+            do {
+                try await options.intercept(context) {
+                    try await self.route.handler(self)
+                }
+                finish(with: nil)
+            } catch {
+                finish(with: ServerCall.statusFor(error))
             }
-            finish(with: nil)
-        } catch {
-            finish(with: ServerCall.statusFor(error))
+        }
+        RPCSpan.end(span, code: sentStatus ?? .cancelled, kind: .server)
+    }
+
+    /// The status the call ended with; nil while it runs.
+    private var sentStatus: StatusCode? {
+        response.withLock { state in
+            if case .finished(let code) = state { return code }
+            return nil
         }
     }
 
@@ -172,8 +199,9 @@ package final class ServerCall: HTTP2StreamDelegate, @unchecked Sendable {
         if let deadlineTimer { stream.loop.cancelTimer(deadlineTimer) }
         deadlineTimer = nil
         let wasOpen = response.withLock { state -> Bool in
-            defer { state = .finished }
-            return state != .finished
+            guard !state.isFinished else { return false }
+            state = .finished(.cancelled)
+            return true
         }
         if wasOpen {
             inbox?.finish(RPCError(code: .cancelled, message: "the client cancelled the call"))
@@ -254,7 +282,7 @@ package final class ServerCall: HTTP2StreamDelegate, @unchecked Sendable {
         }
     }
 
-    var isFinished: Bool { response.withLock { $0 == .finished } }
+    var isFinished: Bool { response.withLock { $0.isFinished } }
 
     func checkOpen() throws {
         if isFinished { throw CancellationError() }
@@ -284,7 +312,7 @@ package final class ServerCall: HTTP2StreamDelegate, @unchecked Sendable {
             finish(with: ServerCall.statusFor(error))
             return
         }
-        guard let wasIdle = markFinished() else { return }
+        guard let wasIdle = markFinished(code: .ok) else { return }
         let ending = framing.ending(trailers(for: nil))
         var data = framing.body(frame)
         data.append(contentsOf: ending.data)
@@ -294,22 +322,22 @@ package final class ServerCall: HTTP2StreamDelegate, @unchecked Sendable {
 
     /// Ends the call with OK (nil) or `status`; does nothing when already finished.
     func finish(with status: RPCError?) {
-        guard let wasIdle = markFinished() else { return }
+        guard let wasIdle = markFinished(code: status?.code ?? .ok) else { return }
         let ending = framing.ending(trailers(for: status))
         stream.send(headers: wasIdle ? responseHeaders() : nil, data: ending.data, end: ending.end)
         cleanUpAfterFinish()
     }
 
     /// Moves the response to finished; nil when it already was, else whether no headers went out.
-    private func markFinished() -> Bool? {
+    private func markFinished(code: StatusCode) -> Bool? {
         response.withLock { state -> Bool? in
             switch state {
             case .finished: return nil
             case .idle:
-                state = .finished
+                state = .finished(code)
                 return true
             case .streaming:
-                state = .finished
+                state = .finished(code)
                 return false
             }
         }
@@ -377,6 +405,12 @@ struct ServerCallOptions: Sendable {
     var maxBufferedRequestBytes: Int
     var decodingLimits: DecodingLimits
     var interceptors: [any ServerInterceptor]
+    /// The calls' tracer: the server's own, or the process's (`InstrumentationSystem.tracer`)
+    /// as it was when the server was made, looked up once rather than per call (a dynamic cast).
+    var tracer: any Tracer
+    /// Whether `tracer` is the server's own, which the handlers' own spans (their outgoing
+    /// calls, their statements) must then use too.
+    var scopesTracer: Bool
 
     func intercept(_ context: ServerCallContext, _ body: @escaping @Sendable () async throws -> Void) async throws {
         try await Self.run(interceptors[...], context, body)

@@ -12,6 +12,9 @@ public struct RPCError: Error, Sendable, Equatable, CustomStringConvertible {
     public var details: [String: String]
     /// Trailing metadata that came with the status (client side) or goes with it (server side).
     public var trailers: Metadata
+    /// The W3C trace id (32 hex digits) of the failed call, when the client knows it (the
+    /// gateway client sets it): what a bug report should name, to find the call's logs and spans.
+    public var traceID: String?
 
     public init(code: StatusCode, message: String, reason: String? = nil, domain: String = "rendezvous",
                 details: [String: String] = [:], trailers: Metadata = Metadata()) {
@@ -26,6 +29,7 @@ public struct RPCError: Error, Sendable, Equatable, CustomStringConvertible {
     public var description: String {
         var text = "\(code): \(message)"
         if let reason { text += " [\(reason)]" }
+        if let traceID { text += " (trace \(traceID))" }
         return text
     }
 }

@@ -56,6 +56,15 @@ package struct EnvironmentReader: Sendable {
         return .milliseconds(Int64((value * 1000).rounded()))
     }
 
+    /// A fraction from 0 to 1 (`0.1` for a tenth).
+    package func fraction(_ name: String) throws(ConfigurationError) -> Double? {
+        guard let text = environment[name] else { return nil }
+        guard let value = Double(text), value.isFinite, (0...1).contains(value) else {
+            throw ConfigurationError(variable: name, message: "must be a number from 0 to 1, got \(Self.quoted(text))")
+        }
+        return value
+    }
+
     /// One of `allowed`, compared case-insensitively; returned lowercased.
     package func choice(_ name: String, _ allowed: [String]) throws(ConfigurationError) -> String? {
         guard let text = environment[name] else { return nil }

@@ -73,7 +73,22 @@ extension ServiceConfiguration {
         if let bound = try reader.seconds("RV_EVENT_LAG_BOUND_SECONDS", range: 0...86_400) {
             configuration.eventLagBound = bound == .zero ? nil : bound
         }
+        configuration.otlpEndpoint = try otlpEndpoint(reader)
+        configuration.traceSampleRatio = try reader.fraction("RV_TRACE_SAMPLE_RATIO") ?? 1
         return configuration
+    }
+
+    /// `RV_OTLP_ENDPOINT`: `host:port`, or `http://host:port` as OpenTelemetry's own variable
+    /// writes it; the exporter speaks plaintext gRPC, so `https://` is refused.
+    private static func otlpEndpoint(_ reader: EnvironmentReader) throws(ConfigurationError) -> Endpoint? {
+        guard var text = reader["RV_OTLP_ENDPOINT"], !text.isEmpty else { return nil }
+        if text.hasPrefix("https://") {
+            throw ConfigurationError(variable: "RV_OTLP_ENDPOINT", message: "TLS is not supported; use a plaintext collector port")
+        }
+        if text.hasPrefix("http://") { text.removeFirst("http://".count) }
+        if text.hasSuffix("/") { text.removeLast() }
+        let (host, port) = try EnvironmentReader.hostAndPort(text, variable: "RV_OTLP_ENDPOINT")
+        return Endpoint(host: host, port: port)
     }
 
     private static func validHost(_ host: String, variable: String) throws(ConfigurationError) -> String {

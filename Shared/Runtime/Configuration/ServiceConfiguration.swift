@@ -18,6 +18,8 @@ package import Logging
 /// | `RV_CORS_ORIGINS` | unset: no CORS (comma-separated origins, or `*`, that may call gRPC-Web from a browser) |
 /// | `RV_PG_URL_<SERVICE>` | unset |
 /// | `RV_EVENT_LAG_BOUND_SECONDS` | 60: `/readyz` fails while an event consumer is further behind (0: never) |
+/// | `RV_OTLP_ENDPOINT` | unset: no spans exported (`host:port` of an OTLP/gRPC collector, plaintext) |
+/// | `RV_TRACE_SAMPLE_RATIO` | 1 (the share of new traces recorded, 0 to 1) |
 ///
 /// `--host ADDR`, `--port N` and `--admin-port N` on the command line override the environment.
 package struct ServiceConfiguration: Sendable, Equatable {
@@ -46,6 +48,21 @@ package struct ServiceConfiguration: Sendable, Equatable {
     /// `/readyz` fails while one of the service's event consumers is further behind its
     /// producer than this (`ConsumerLag`); nil never fails it for lag.
     package var eventLagBound: Duration?
+    /// The OTLP/gRPC collector spans are exported to; nil exports none.
+    package var otlpEndpoint: Endpoint?
+    /// The share of new traces that are recorded (and exported), 0...1.
+    package var traceSampleRatio: Double
+
+    /// Another process's address.
+    package struct Endpoint: Sendable, Equatable {
+        package var host: String
+        package var port: Int
+
+        package init(host: String, port: Int) {
+            self.host = host
+            self.port = port
+        }
+    }
 
     /// PEM files for the server's TLS identity.
     package struct TLSFiles: Sendable, Equatable {
@@ -75,6 +92,8 @@ package struct ServiceConfiguration: Sendable, Equatable {
         self.corsOrigins = []
         self.postgresURL = nil
         self.eventLagBound = .seconds(60)
+        self.otlpEndpoint = nil
+        self.traceSampleRatio = 1
     }
 
     /// The variable holding a per-service setting, e.g. `RV_IDENTITY_PORT` for `PORT`.

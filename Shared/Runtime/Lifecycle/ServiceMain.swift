@@ -5,6 +5,7 @@ import Logging
 package import RPC
 import ServiceLifecycle
 import Synchronization
+import Tracing
 
 /// The `main` of every service: configuration, logging, metrics, the gRPC server with the
 /// runtime's interceptors, the admin listener, and graceful shutdown on SIGTERM/SIGINT.
@@ -66,6 +67,14 @@ package enum ServiceMain {
         let readiness = Readiness()
         let context = ServiceContext(configuration: configuration, logger: logger, metrics: metrics,
                                      readiness: readiness, environment: environment)
+        let exporter = configuration.otlpEndpoint.map { endpoint in
+            OTLPExporter(host: endpoint.host, port: endpoint.port, serviceName: name, metrics: metrics, logger: logger)
+        }
+        bootstrapTracing(RuntimeTracer(sampleRatio: configuration.traceSampleRatio, sink: exporter))
+        if let exporter {
+            context.addBackgroundJob("otlp-export") { await exporter.run() }
+            context.onShutdown("otlp-export") { exporter.close() }
+        }
 
         let server: RPCServer
         let admin: AdminServer
@@ -134,6 +143,16 @@ package enum ServiceMain {
     }
 
     private static let loggingBootstrapped = Atomic<Bool>(false)
+    private static let tracingBootstrapped = Atomic<Bool>(false)
+
+    /// Installs `tracer` as the process's (`InstrumentationSystem`; once per process, so a
+    /// second service run in the same process keeps the first one's): every call, outgoing
+    /// call and Postgres statement then runs in a span of it.
+    package static func bootstrapTracing(_ tracer: RuntimeTracer) {
+        guard tracingBootstrapped.compareExchange(expected: false, desired: true,
+                                                  ordering: .acquiringAndReleasing).exchanged else { return }
+        InstrumentationSystem.bootstrap(tracer)
+    }
 
     /// Installs `StructuredLogHandler` as the process's log handler (once per process).
     package static func bootstrapLogging(_ configuration: ServiceConfiguration) {

@@ -21,7 +21,7 @@ package struct StructuredLogHandler: LogHandler {
 
     /// A handler writing to `sink`.
     package init(label: String, level: Logger.Level = .info, format: LogFormat, sink: LogSink = .standardError,
-                 metadataProvider: Logger.MetadataProvider? = nil) {
+                 metadataProvider: Logger.MetadataProvider? = .traceContext) {
         self.label = label
         self.logLevel = level
         self.format = format

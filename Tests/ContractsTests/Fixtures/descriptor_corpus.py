@@ -110,9 +110,10 @@ def load_messages(roots, files):
             fail_setup("protoc failed on %s" % " ".join(files))
         # Imports between generated modules are absolute (grpc.health.v1..., google.rpc...):
         # the generated tree goes first on the path, and packages that exist elsewhere
-        # (grpc from grpcio, google from protobuf) get its folders on their package path.
+        # (grpc from grpcio, google from protobuf, opentelemetry from opentelemetry-proto) get
+        # its folders on their package path.
         sys.path.insert(0, gen)
-        for package in ("grpc", "google"):
+        for package in ("grpc", "google", "opentelemetry"):
             if os.path.isdir(os.path.join(gen, package)):
                 module = importlib.import_module(package)
                 module.__path__.append(os.path.join(gen, package))

@@ -13,6 +13,8 @@ final class ScriptedIdentityService: RPCService {
         var method: String
         var bearer: String?
         var refreshToken: String?
+        /// The call's `traceparent` header.
+        var traceparent: String?
     }
 
     /// The behaviour of one method: given how many calls of it came before (1 for the first)
@@ -83,7 +85,8 @@ final class ScriptedIdentityService: RPCService {
     private func record(_ method: String, _ context: ServerCallContext, refreshToken: String? = nil) -> (Int, String?) {
         let bearer = context.requestMetadata[string: "authorization"].map { String($0.dropFirst("Bearer ".count)) }
         return log.withLock { log in
-            log.append(Call(method: method, bearer: bearer, refreshToken: refreshToken))
+            log.append(Call(method: method, bearer: bearer, refreshToken: refreshToken,
+                            traceparent: context.requestMetadata[string: "traceparent"]))
             return (log.filter { $0.method == method }.count, bearer)
         }
     }
