@@ -37,11 +37,25 @@ enum ServedImage {
         return types
     }
 
+    /// A PNG's bytes without its IDAT chunks (the compressed pixels): signature, headers, text.
+    static func pngBytesOutsidePixels(_ bytes: [UInt8]) -> [UInt8] {
+        var kept = Array(bytes.prefix(8))
+        var index = 8
+        while index + 8 <= bytes.count {
+            let length = Int(bytes[index]) << 24 | Int(bytes[index + 1]) << 16 | Int(bytes[index + 2]) << 8 | Int(bytes[index + 3])
+            let end = min(bytes.count, index + 12 + length)
+            if !bytes[(index + 4)..<(index + 8)].elementsEqual("IDAT".utf8) { kept += bytes[index..<end] }
+            index = end
+        }
+        return kept
+    }
+
     /// What in `bytes` could say where the photo was taken: EXIF (APP1 `Exif`), XMP (APP1),
     /// IPTC (APP13), comments, PNG text and eXIf chunks, or the fixtures' GPS text anywhere.
     static func locationCarriers(_ bytes: [UInt8]) -> [String] {
         var found: [String] = []
         let segments = jpegSegments(bytes)
+        let isPNG = bytes.starts(with: [0x89, 0x50, 0x4E, 0x47])
         for segment in segments {
             switch segment.marker {
             case 0xE1: found.append(segment.payload.starts(with: Array("Exif".utf8)) ? "EXIF" : "APP1 (XMP)")
@@ -50,11 +64,13 @@ enum ServedImage {
             default: break
             }
         }
-        if bytes.starts(with: [0x89, 0x50, 0x4E, 0x47]) {
+        if isPNG {
             found += pngChunks(bytes).filter { ["eXIf", "tEXt", "iTXt", "zTXt"].contains($0) }
         }
-        // Before the scan only: compressed pixels may hold any three bytes by chance.
-        let head = segments.last.map { Array(bytes[..<$0.payload.endIndex]) } ?? bytes
+        // Outside the compressed pixels only (a JPEG's scan, a PNG's IDAT chunks), which may hold
+        // any three bytes by chance.
+        let head = isPNG ? pngBytesOutsidePixels(bytes)
+            : segments.last.map { Array(bytes[..<$0.payload.endIndex]) } ?? bytes
         for text in ["GPS", PhotoFixtures.xmpMarker, "Exif\0\0"] where contains(head, Array(text.utf8)) {
             found.append("bytes \"\(text)\"")
         }
