@@ -49,6 +49,22 @@ struct RealtimeFeed: Sendable {
         return (try row.decode(0)..<row.decode(1), try row.decode(2))
     }
 
+    /// The last settled cursor, once it reaches `horizon` or `patience` has passed (polled every
+    /// few milliseconds): every transaction begun before a resume (below its `pg_snapshot_xmax`)
+    /// has ended by then, unless one stays open longer, e.g. another database's on the cluster.
+    func settled(reaching horizon: Int64, within patience: Duration, pool: PostgresPool) async throws -> Int64 {
+        let deadline = ContinuousClock.now + patience
+        while true {
+            let settled: Int64 = try await pool.withConnection { connection in
+                try await connection.query("""
+                    SELECT (pg_snapshot_xmin(pg_current_snapshot())::text::bigint << \(Outbox.rankBits)) - 1
+                    """)[0].decode(0)
+            }
+            if settled >= horizon || ContinuousClock.now >= deadline { return settled }
+            try await Task.sleep(for: .milliseconds(5))
+        }
+    }
+
     /// Deletes events older than `retention`, at most `batch` at a time, recording the highest
     /// cursor deleted; instances take turns on the retention row. Returns how many went.
     func prune(olderThan retention: Duration, batch: Int = 10_000, pool: PostgresPool) async throws -> Int {

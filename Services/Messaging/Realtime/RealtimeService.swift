@@ -18,6 +18,8 @@ struct RealtimeService: RealtimeProvider {
     let hub: RealtimeHub
     /// Events read per replay query.
     var replayBatch = 256
+    /// Longest a resume waits for transactions older than it to end before its replay.
+    var settlePatience: Duration = .seconds(1)
 
     func subscribe(_ request: Realtime.SubscribeRequest, writer: ResponseWriter<Realtime.RealtimeEvent>,
                    context: ServerCallContext) async throws {
@@ -51,9 +53,15 @@ struct RealtimeService: RealtimeProvider {
         // hands this stream every event after its position, so the two overlap, never miss).
         var through = subscription.position
         if last > 0 {
-            let (resumable, settled) = try await pool.withConnection { try await feed.resumableCursors(on: $0) }
+            var (resumable, settled) = try await pool.withConnection { try await feed.resumableCursors(on: $0) }
             guard last < resumable.upperBound else { throw MessagingError.invalidCursor }
             guard last >= resumable.lowerBound else { throw MessagingError.cursorExpired }
+            // An event committed before this call may still sit above the settled cursor while
+            // an older transaction anywhere on the cluster is open (another database's too): wait
+            // a moment for those to end, so it is replayed before Ready and not live after it.
+            if settled < resumable.upperBound - 1 {
+                settled = try await feed.settled(reaching: resumable.upperBound - 1, within: settlePatience, pool: pool)
+            }
             through = max(through, settled)
             while last < through {
                 let batch = try await pool.withConnection { [last, through] connection in
