@@ -55,11 +55,7 @@ struct RealtimeFeed: Sendable {
     func settled(reaching horizon: Int64, within patience: Duration, pool: PostgresPool) async throws -> Int64 {
         let deadline = ContinuousClock.now + patience
         while true {
-            let settled: Int64 = try await pool.withConnection { connection in
-                try await connection.query("""
-                    SELECT (pg_snapshot_xmin(pg_current_snapshot())::text::bigint << \(Outbox.rankBits)) - 1
-                    """)[0].decode(0)
-            }
+            let settled = try await pool.withConnection { try await resumableCursors(on: $0).settled }
             if settled >= horizon || ContinuousClock.now >= deadline { return settled }
             try await Task.sleep(for: .milliseconds(5))
         }
