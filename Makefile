@@ -107,7 +107,8 @@ run: release db-start
 ## per-call cost on both (no collector, 10 % and 100 % exported over OTLP); then identity's sign-in, refresh and read workloads and an event
 ## consumer's catch-up (identity-bench, our own gRPC client); then discovery's feed over 100k profiles;
 ## then production's season P&L over 10,000 entries, the membrane query and consent capture;
-## then messaging's sends with 1,000 open realtime streams (send → delivery latency);
+## then messaging's sends with 10,000 open realtime streams (send → delivery latency, lost,
+## duplicated, out of order) next to pgbench of the send path's SQL;
 ## then media's 2 MiB photo uploads, signed-URL GETs and the reveal of a 5,000-photo event;
 ## then all five products' journeys at once through the edge, two instances per service (journeys-bench);
 ## then how many concurrently active users the box holds at the service levels (capacity-bench).

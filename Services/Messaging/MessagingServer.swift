@@ -36,7 +36,10 @@ struct MessagingServer: Sendable {
         let auth = AuthInterceptor(verifier: verifier, publicMethods: serviceInterceptor.guardedMethods, revocations: revocations)
         encounters = EncounterStore(feed: feed, outbox: events, settings: settings.encounters)
         calls = CallStore(feed: feed, settings: settings.calls)
-        services = [MessagingService(pool: pool, tiers: tiers, feed: feed),
+        let sends = MessageSendQueue(maxBatch: settings.sendBatch, maxRunning: settings.sendRunners) { batch in
+            try await pool.withConnection { try await MessageSendStore.send(batch, feed: feed, on: $0) }
+        }
+        services = [MessagingService(pool: pool, tiers: tiers, feed: feed, sends: sends),
                     RealtimeService(pool: pool, tiers: tiers, feed: feed, hub: hub),
                     EncountersService(pool: pool, store: encounters, settings: settings.encounters),
                     EventStreamService(outbox: events, pool: pool, notifier: eventsNotifier), PushService(pool: pool),

@@ -11,6 +11,8 @@ struct MessagingService: MessagingProvider {
     let pool: PostgresPool
     let tiers: TierCatalog
     let feed: RealtimeFeed
+    /// Stores sends in batches (group commit): `MessageSendQueue`.
+    let sends: MessageSendQueue
 
     func listConversations(_ request: Messaging.ListConversationsRequest,
                            context: ServerCallContext) async throws -> Messaging.ListConversationsResponse {
@@ -49,26 +51,16 @@ struct MessagingService: MessagingProvider {
             throw MessagingError.invalidClientMessageID
         }
         let body = try MessageBody(request.body)
-        return try await pool.withTransaction { connection in
-            // The conversation's row lock orders its sends: a concurrent resend of the same key
-            // waits in the first statement, and the second (a statement of its own, so with a
-            // snapshot taken after the wait) then finds the first one's message. One round trip.
-            let answers = try await connection.pipeline([
-                ConversationStore.accessStatement(id, account: account, lock: true),
-                MessageStore.findStatement(in: id, sender: account, clientMessageID: key),
-            ])
-            let access = try ConversationStore.access(from: answers[0], app: caller.app)
-            if let earlier = try MessageStore.found(in: answers[1], conversation: id, sender: account) {
-                guard body.matches(earlier) else { throw MessagingError.idempotencyKeyReused }
-                return Messaging.SendMessageResponse(message: earlier, replayed: true)
-            }
-            guard !access.closed else { throw MessagingError.conversationClosed }
-            let message = try await MessageStore.insert(in: id, sender: account, clientMessageID: key, body: body,
-                                                        on: connection)
-            var event = Realtime.RealtimeEvent()
-            event.event = .message(Realtime.MessageReceived(message: message))
-            try await feed.publish(event, type: "MessageReceived", app: caller.app, to: [access.other, account], on: connection)
+        switch try await sends.send(MessageSend(conversation: id, sender: account, app: caller.app, clientMessageID: key,
+                                                body: body)) {
+        case .stored(let message):
             return Messaging.SendMessageResponse(message: message, replayed: false)
+        case .replayed(let earlier):
+            guard body.matches(earlier) else { throw MessagingError.idempotencyKeyReused }
+            return Messaging.SendMessageResponse(message: earlier, replayed: true)
+        case .conversationNotFound: throw MessagingError.conversationNotFound
+        case .notAParticipant: throw MessagingError.notAParticipant
+        case .closed: throw MessagingError.conversationClosed
         }
     }
 

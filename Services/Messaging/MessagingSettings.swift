@@ -15,6 +15,11 @@ struct MessagingSettings: Sendable {
     /// Events a realtime subscriber may have waiting before it is cut off as too slow
     /// (`RV_MESSAGING_STREAM_BUFFER`, 1-100000).
     var streamBuffer = 256
+    /// Group commit of sends (`MessageSendQueue`): batches stored at once
+    /// (`RV_MESSAGING_SEND_RUNNERS`, 1-64; each holds a pool connection while it runs) and sends
+    /// a batch at most (`RV_MESSAGING_SEND_BATCH`, 1-1000).
+    var sendRunners = 3
+    var sendBatch = 128
     /// How long realtime events stay resumable (`RV_MESSAGING_REALTIME_RETENTION`, seconds;
     /// default 7 days), and how often older ones are pruned (`RV_MESSAGING_PRUNE_INTERVAL`,
     /// seconds; default 1 hour).
@@ -47,6 +52,8 @@ struct MessagingSettings: Sendable {
     static let discoveryAddressVariable = "RV_DISCOVERY_ADDRESS"
     static let mediaAddressVariable = "RV_MEDIA_ADDRESS"
     static let streamBufferVariable = "RV_MESSAGING_STREAM_BUFFER"
+    static let sendRunnersVariable = "RV_MESSAGING_SEND_RUNNERS"
+    static let sendBatchVariable = "RV_MESSAGING_SEND_BATCH"
     static let retentionVariable = "RV_MESSAGING_REALTIME_RETENTION"
     static let pruneIntervalVariable = "RV_MESSAGING_PRUNE_INTERVAL"
 
@@ -65,12 +72,22 @@ struct MessagingSettings: Sendable {
             }
             settings.streamBuffer = size
         }
+        if let text = environment[sendRunnersVariable] { settings.sendRunners = try number(text, 1...64, sendRunnersVariable) }
+        if let text = environment[sendBatchVariable] { settings.sendBatch = try number(text, 1...1000, sendBatchVariable) }
         if let text = environment[retentionVariable] { settings.realtimeRetention = try seconds(text, retentionVariable) }
         if let text = environment[pruneIntervalVariable] { settings.pruneInterval = try seconds(text, pruneIntervalVariable) }
         settings.encounters = try EncounterSettings.load(from: environment)
         settings.calls = try CallSettings.load(from: environment)
         settings.icebreakerGenerator = try IcebreakerGenerator.Settings.load(from: environment)
         return settings
+    }
+
+    private static func number(_ text: String, _ range: ClosedRange<Int>,
+                               _ variable: String) throws(ConfigurationError) -> Int {
+        guard let value = Int(text), range.contains(value) else {
+            throw ConfigurationError(variable: variable, message: "must be a number from \(range.lowerBound) to \(range.upperBound)")
+        }
+        return value
     }
 
     private static func seconds(_ text: String, _ variable: String) throws(ConfigurationError) -> Duration {

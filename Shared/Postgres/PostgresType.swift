@@ -30,6 +30,7 @@ package struct PostgresType: Hashable, Sendable, CustomStringConvertible {
     package static let jsonb = PostgresType(oid: 3802)
 
     package static let boolArray = PostgresType(oid: 1000)
+    package static let byteaArray = PostgresType(oid: 1001)
     package static let int2Array = PostgresType(oid: 1005)
     package static let int4Array = PostgresType(oid: 1007)
     package static let textArray = PostgresType(oid: 1009)

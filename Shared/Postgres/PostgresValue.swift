@@ -85,7 +85,7 @@ package struct PostgresValue: Sendable, Hashable {
 
     /// The binary array layout: dimensions, has-null flag, element OID, then
     /// (dimension size, lower bound 1), then each element as a length-prefixed value.
-    private static func array(_ elements: [[UInt8]?]?, element: PostgresType, type: PostgresType) -> Self {
+    static func array(_ elements: [[UInt8]?]?, element: PostgresType, type: PostgresType) -> Self {
         guard let elements else { return Self(type: type, bytes: nil) }
         var bytes: [UInt8] = []
         bytes.writeInteger(Int32(elements.isEmpty ? 0 : 1))

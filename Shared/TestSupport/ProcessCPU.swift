@@ -17,26 +17,32 @@ package enum ProcessCPU {
 }
 
 extension ProcessCPU {
-    /// CPU seconds of the machine's Postgres: every live `postgres` process (postmaster and
-    /// backends) plus what its exited backends used (the postmaster's reaped children's time,
-    /// fields 16 and 17), so backends that come and go between two readings still count.
-    package static func postgresSeconds() -> Double {
+    /// CPU seconds of a Postgres cluster: its postmaster (`postmaster`, or every postmaster on
+    /// the machine when nil), every live process under it (backends, workers) and what its exited
+    /// backends used (the postmaster's reaped children's time, fields 16 and 17), so backends
+    /// that come and go between two readings still count.
+    package static func postgresSeconds(postmaster: Int32? = nil) -> Double {
         guard let entries = try? FileManager.default.contentsOfDirectory(atPath: "/proc") else { return 0 }
         var total = 0.0
         for entry in entries {
-            guard let pid = Int32(entry), let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-                  let open = stat.firstIndex(of: "("), let close = stat.lastIndex(of: ")"),
-                  stat[stat.index(after: open)..<close] == "postgres" else { continue }
-            let fields = stat[stat.index(after: close)...].split(separator: " ")
-            guard fields.count > 14, let user = Double(fields[11]), let system = Double(fields[12]) else { continue }
-            total += user + system
-            // The postmaster is the postgres process whose parent is not one: its children's time.
-            if let parent = Int32(fields[1]), !isPostgres(parent),
-               let childUser = Double(fields[13]), let childSystem = Double(fields[14]) {
-                total += childUser + childSystem
-            }
+            guard let pid = Int32(entry), let stat = stat(pid), stat.command == "postgres" else { continue }
+            let isPostmaster = !isPostgres(stat.parent)
+            guard postmaster == nil || pid == postmaster || stat.parent == postmaster else { continue }
+            total += stat.own
+            if isPostmaster { total += stat.reapedChildren }
         }
         return total / ticksPerSecond
+    }
+
+    /// Fields of /proc/<pid>/stat (proc(5)): the command, the parent (field 4), utime + stime
+    /// (14, 15) and cutime + cstime (16, 17), in clock ticks.
+    private static func stat(_ pid: Int32) -> (command: Substring, parent: Int32, own: Double, reapedChildren: Double)? {
+        guard let text = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+              let open = text.firstIndex(of: "("), let close = text.lastIndex(of: ")") else { return nil }
+        let fields = text[text.index(after: close)...].split(separator: " ")
+        guard fields.count > 14, let parent = Int32(fields[1]), let user = Double(fields[11]), let system = Double(fields[12]),
+              let childUser = Double(fields[13]), let childSystem = Double(fields[14]) else { return nil }
+        return (text[text.index(after: open)..<close], parent, user + system, childUser + childSystem)
     }
 
     private static func isPostgres(_ pid: Int32) -> Bool {

@@ -1,11 +1,14 @@
 #!/usr/bin/env python3
 """Messaging benchmark: the release `messaging` and `identity` executables on the local Postgres.
 
-1,000 anonymous Swivo accounts, paired into 500 conversations (seeded with SQL, as matches
-would open them), each with its realtime stream open. Then for RV_BENCH_SECONDS, 32 and then 64
+RV_BENCH_MEMBERS (default 10,000) anonymous Swivo accounts, paired into conversations (seeded
+with SQL, as matches would open them), each with its realtime stream open (50 a connection). Then for RV_BENCH_SECONDS, 32 and then 64
 concurrent senders (RV_BENCH_SENDERS) send text messages (each member to their match):
 messages/s accepted, and for every message the time from the send call to its arrival on the
-recipient's stream (p50/p99). The client is identity-bench (RealtimeFanOutBench: our own gRPC
+recipient's stream (p50/p99), how many accepted messages never arrived (lost), arrived twice
+(duplicated) or out of sequence order, and the CPU of the server and of Postgres (every process
+of the cluster). Then pgbench runs the send path's SQL alone on the same conversations
+(messaging_pgbench.py): Postgres's own ceiling for it on this box, in the same run. The client is identity-bench (RealtimeFanOutBench: our own gRPC
 client, so the figure is the server's rather than a slow client's; an earlier Python grpc.aio
 client holding the 1,000 streams took most of a core). It shares the 2 cores with the server
 and Postgres.
@@ -28,11 +31,12 @@ import uuid
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 sys.path.insert(0, os.path.dirname(__file__))
 from rpc_bench import free_port, percentile, wait_for_listening  # noqa: E402
+import messaging_pgbench  # noqa: E402
 
 PG = dict(host=os.environ.get("RV_PG_HOST", "127.0.0.1"), port=os.environ.get("RV_PG_PORT", "7432"),
           db=os.environ.get("RV_PG_DATABASE", "rendezvous"))
 SECONDS = int(os.environ.get("RV_BENCH_SECONDS", "10"))
-MEMBERS = 1_000
+MEMBERS = int(os.environ.get("RV_BENCH_MEMBERS", "10000"))
 SENDERS = os.environ.get("RV_BENCH_SENDERS", "32,64")
 
 
@@ -174,6 +178,7 @@ def main():
     for name in ("identity", "messaging", "identity-bench"):
         if not os.path.exists(os.path.join(ROOT, ".build", BUILD, name)):
             sys.exit(f".build/{BUILD}/{name} not built: swift build -c {BUILD}")
+    raise_file_limit(MEMBERS // 50 * 2 + 1000)
     identity_port, messaging_port = free_port(), free_port()
     identity = start("identity", {"RV_IDENTITY_PORT": str(identity_port), "RV_IDENTITY_ADMIN_PORT": str(free_port()),
                                   "RV_PG_URL_IDENTITY": url("identity"), "RV_LOG_LEVEL": "warning"})
@@ -188,13 +193,40 @@ def main():
                                  "--only", "none", "--warmup", "0", "--seconds", str(SECONDS),
                                  "--messaging-port", str(messaging_port), "--messaging-pid", str(messaging.pid),
                                  "--admin-url", url("admin"), "--messaging-members", str(MEMBERS),
-                                 "--messaging-senders", SENDERS], timeout=900, stdout=subprocess.PIPE, text=True)
+                                 "--messaging-senders", SENDERS, *postmaster_pid()], timeout=900,
+                                stdout=subprocess.PIPE, text=True)
         print(result.stdout, end="", flush=True)
-        return result.returncode
     finally:
         for process in (messaging, identity):
             process.terminate()
             process.wait(timeout=15)
+    if os.environ.get("RV_BENCH_PGBENCH", "1") != "0":
+        has_batches = psql("SELECT to_regproc('messaging.send_messages') IS NOT NULL") == "t"
+        messaging_pgbench.run(url("admin"), messaging_pgbench.shapes(has_batches))
+    return result.returncode
+
+
+def raise_file_limit(wanted):
+    """Streams share connections (50 on one), so the client and the server each hold about
+    MEMBERS / 50 sockets: raise the soft open-files limit to the hard one (inherited by the
+    processes started here) and say so when it is below `wanted`."""
+    import resource
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft < hard:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+    if hard != resource.RLIM_INFINITY and hard < wanted:
+        print(f"open files limit {hard} < {wanted}: raise it (ulimit -n) for {MEMBERS} streams", flush=True)
+
+
+def postmaster_pid():
+    """`--postgres-pid` with the postmaster's pid, from its data folder's postmaster.pid (nothing
+    when it cannot be read: the CPU column then shows -)."""
+    try:
+        data = psql("SELECT setting FROM pg_settings WHERE name = 'data_directory'")
+        with open(os.path.join(data, "postmaster.pid")) as f:
+            return ["--postgres-pid", f.readline().strip()]
+    except (OSError, subprocess.CalledProcessError):
+        return []
 
 
 if __name__ == "__main__":

@@ -24,8 +24,8 @@ enum ConversationStore {
         return try access(from: try await connection.query(statement.sql, statement.params), app: app)
     }
 
-    /// The query `access` runs, for a caller that sends it in a pipeline with others.
-    static func accessStatement(_ id: UUID, account: UUID, lock: Bool) -> PostgresStatement {
+    /// The query `access` runs.
+    private static func accessStatement(_ id: UUID, account: UUID, lock: Bool) -> PostgresStatement {
         PostgresStatement("""
             SELECT c.app, c.closed_at IS NOT NULL, c.last_sequence, m.other_id, m.read_through
             FROM messaging.conversations c
@@ -36,7 +36,7 @@ enum ConversationStore {
     }
 
     /// The access in `rows`, the answer to `accessStatement`.
-    static func access(from rows: PostgresRows, app: String) throws -> Access {
+    private static func access(from rows: PostgresRows, app: String) throws -> Access {
         guard let row = rows.first, try row.decode(0, as: String.self) == app else { throw MessagingError.conversationNotFound }
         guard let other = try row.decode(3, as: UUID?.self) else { throw MessagingError.notAParticipant }
         return Access(app: app, other: other, closed: try row.decode(1), readThrough: try row.decode(4),

@@ -4,7 +4,8 @@ import Postgres
 import Runtime
 
 /// Rows of `messaging.messages`: numbered 1, 2, 3… per conversation under the conversation's
-/// row lock, unique per (conversation, sender, client message id).
+/// row lock, unique per (conversation, sender, client message id). Sends store them in
+/// batches: `MessageSendStore`.
 enum MessageStore {
     /// The seven columns `message(_:from:…)` reads, of the messages row aliased `alias`.
     static func columns(_ alias: String) -> String {
@@ -32,53 +33,6 @@ enum MessageStore {
         message.sentAt = Timestamp(microseconds: try row.decode(index + 6))
         if sender == viewer, let otherReadThrough { message.read = message.sequence <= otherReadThrough }
         return message
-    }
-
-    /// The sender's earlier message under `clientMessageID`, if any.
-    static func find(in conversation: UUID, sender: UUID, clientMessageID: String,
-                     on connection: Connection) async throws -> Messaging.Message? {
-        let statement = findStatement(in: conversation, sender: sender, clientMessageID: clientMessageID)
-        return try found(in: try await connection.query(statement.sql, statement.params), conversation: conversation, sender: sender)
-    }
-
-    /// The query `find` runs, for a caller that sends it in a pipeline with others.
-    static func findStatement(in conversation: UUID, sender: UUID, clientMessageID: String) -> PostgresStatement {
-        PostgresStatement("""
-            SELECT \(columns("x")) FROM messaging.messages x
-            WHERE x.conversation_id = $1 AND x.sender_id = $2 AND x.client_message_id = $3
-            """, [.uuid(conversation), .uuid(sender), .text(clientMessageID)])
-    }
-
-    /// The message in `rows`, the answer to `findStatement`.
-    static func found(in rows: PostgresRows, conversation: UUID, sender: UUID) throws -> Messaging.Message? {
-        try rows.first.flatMap {
-            try message($0, from: 0, conversation: conversation.uuidString.lowercased(), viewer: sender, otherReadThrough: nil)
-        }
-    }
-
-    /// Stores the next message of `conversation` (caller holds its lock and checked it is open)
-    /// and moves the conversation's last activity to it.
-    static func insert(in conversation: UUID, sender: UUID, clientMessageID: String, body: MessageBody,
-                       on connection: Connection) async throws -> Messaging.Message {
-        let text: String?
-        let media: UUID?
-        switch body {
-        case .text(let value): (text, media) = (value, nil)
-        case .photo(let id): (text, media) = (nil, id)
-        }
-        let rows = try await connection.query("""
-            WITH next AS (
-                UPDATE messaging.conversations SET last_sequence = last_sequence + 1, last_activity_at = clock_timestamp()
-                WHERE id = $2 RETURNING last_sequence, last_activity_at)
-            INSERT INTO messaging.messages AS x (id, conversation_id, sequence, sender_id, client_message_id, text, media_id, sent_at)
-            SELECT $1, $2, next.last_sequence, $3, $4, $5, $6, next.last_activity_at FROM next
-            RETURNING \(columns("x"))
-            """, [.uuid(UUID.random()), .uuid(conversation), .uuid(sender), .text(clientMessageID), .text(text), .uuid(media)])
-        guard let row = rows.first, let stored = try message(row, from: 0, conversation: conversation.uuidString.lowercased(),
-                                                              viewer: sender, otherReadThrough: nil) else {
-            throw PostgresError(code: .protocolViolation, context: "message missing after insert")
-        }
-        return stored
     }
 
     /// Up to `limit` messages of `conversation` below sequence `before` (all when nil), newest first.

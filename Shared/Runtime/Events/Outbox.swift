@@ -53,7 +53,7 @@ package struct Outbox: Sendable {
     /// The NOTIFY channel woken on every commit that appended events.
     package var channel: String { "\(schema)_\(stream)" }
 
-    private var table: String { "\(schema).\(stream)" }
+    var table: String { "\(schema).\(stream)" }
     private var sequence: String { "\(schema).\(stream)_sequence" }
 
     /// Bits of a cursor that hold the event's rank in its transaction.
@@ -220,7 +220,7 @@ package struct Outbox: Sendable {
 
     /// The next cursor of the transaction, in SQL: its id, then the next rank of the
     /// transaction-local counter, or an error past the last rank.
-    private static let nextCursor: String = {
+    static let nextCursor: String = {
         let rank = "coalesce(nullif(current_setting('rendezvous.outbox_rank', true), ''), '0')::bigint + 1"
         let limit = 1 << rankBits
         return """

@@ -30,6 +30,8 @@ struct BenchOptions {
     var adminURL: String?
     var messagingMembers = 1_000
     var messagingSenders = [32, 64]
+    /// The Postgres postmaster's pid: its processes' CPU use is reported per messaging run.
+    var postgresPID: Int32?
     var postgresURL: String?
     var serviceCredential: String?
 
@@ -39,7 +41,7 @@ struct BenchOptions {
                               [--discovery-port P] [--discovery-app APP]
                               [--catch-up-events N --postgres-url URL --service-credential NAME:SECRET]
                               [--messaging-port P --messaging-pid PID --admin-url URL [--messaging-members N]
-                               [--messaging-senders 32,64]]
+                               [--messaging-senders 32,64] [--postgres-pid PID]]
         """
 
     struct Invalid: Error, CustomStringConvertible {
@@ -76,6 +78,7 @@ struct BenchOptions {
             case "--catch-up-events": options.catchUpEvents = try number(flag)
             case "--messaging-port": options.messagingPort = try number(flag)
             case "--messaging-pid": options.messagingPID = Int32(try number(flag))
+            case "--postgres-pid": options.postgresPID = Int32(try number(flag))
             case "--admin-url": options.adminURL = try value(flag)
             case "--messaging-members": options.messagingMembers = try number(flag)
             case "--messaging-senders":

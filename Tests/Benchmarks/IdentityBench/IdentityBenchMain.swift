@@ -104,7 +104,9 @@ struct IdentityBenchMain {
             }
         }
         if let messagingPort = options.messagingPort {
-            let messaging = (0..<20).map { _ in RPCClient(host: options.host, port: messagingPort) }
+            // 50 streams a connection (the server allows 100 concurrent streams on one), at least 20.
+            let messagingConnections = max(20, (options.messagingMembers + 49) / 50)
+            let messaging = (0..<messagingConnections).map { _ in RPCClient(host: options.host, port: messagingPort) }
             defer { messaging.forEach { $0.close() } }
             do {
                 guard let adminURL = options.adminURL else {
@@ -113,17 +115,22 @@ struct IdentityBenchMain {
                 let bench = RealtimeFanOutBench(identity: connections.map { IdentityClient(client: $0) }, messaging: messaging,
                                                 adminURL: adminURL, app: "swivo", members: options.messagingMembers,
                                                 seconds: options.seconds)
-                let results = try await bench.run(senderCounts: options.messagingSenders, serverPID: options.messagingPID)
+                let results = try await bench.run(senderCounts: options.messagingSenders, serverPID: options.messagingPID,
+                                                  postgresPID: options.postgresPID)
                 print("\nmessaging: send -> delivery on the recipient's realtime stream, \(options.messagingMembers) streams open "
-                      + "over 20 connections (our client)")
-                print("senders   msgs/s   accepted  fail  delivered  lost   p50 ms   p99 ms   max ms  srv CPU")
+                      + "over \(messagingConnections) connections (our client); Postgres CPU: the whole cluster's processes")
+                print("senders   msgs/s   accepted  fail  delivered  lost  dup  disorder   p50 ms   p99 ms   max ms  srv CPU   pg CPU  gen CPU")
                 for result in results {
-                    print(String(format: "%7d %8.0f %10d %5d %10d %5d %8.2f %8.2f %8.2f", result.senders,
+                    print(String(format: "%7d %8.0f %10d %5d %10d %5d %4d %9d %8.2f %8.2f %8.2f", result.senders,
                                  Double(result.accepted) / result.seconds, result.accepted, result.failed, result.delivered,
-                                 result.undelivered, result.latency.p50, result.latency.p99, result.latency.max)
-                          + (result.serverCPU.map { String(format: " %7.0f%%", $0) } ?? "       -"))
+                                 result.undelivered, result.duplicated, result.outOfOrder, result.latency.p50,
+                                 result.latency.p99, result.latency.max)
+                          + (result.serverCPU.map { String(format: " %7.0f%%", $0) } ?? "       -")
+                          + (result.postgresCPU.map { String(format: " %7.0f%%", $0) } ?? "       -")
+                          + (result.clientCPU.map { String(format: " %7.0f%%", $0) } ?? "       -"))
                     if let error = result.firstError { print("    first failure: \(error)") }
-                    if result.failed == 0 && result.undelivered == 0 && result.accepted > 0 { passed += 1 } else { failed += 1 }
+                    if result.failed == 0 && result.undelivered == 0 && result.duplicated == 0 && result.outOfOrder == 0
+                        && result.accepted > 0 { passed += 1 } else { failed += 1 }
                 }
             } catch {
                 print("messaging fan-out failed: \(error)")

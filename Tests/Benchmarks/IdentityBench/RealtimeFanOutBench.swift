@@ -12,6 +12,7 @@ import TestSupport
 /// messages (each member to their match) for the run's seconds. Reports messages/s accepted and,
 /// for every message, the time from the send call to its arrival on the recipient's stream.
 /// Our own client holds the streams, so the figure is the server's rather than a slow client's.
+/// Counts what was lost (accepted, never arrived), duplicated (arrived twice) and out of order.
 struct RealtimeFanOutBench {
     let identity: [IdentityClient]
     let messaging: [RPCClient]
@@ -27,32 +28,62 @@ struct RealtimeFanOutBench {
         var seconds: Double
         var delivered: Int
         var undelivered: Int
+        /// Arrivals of a message already delivered to that stream.
+        var duplicated: Int
+        /// Arrivals on a stream with a sequence not above the last one it received from the match.
+        var outOfOrder: Int
         var latency: LatencySummary
         var serverCPU: Double?
+        var postgresCPU: Double?
+        /// This load generator's own CPU (it holds the streams and sends).
+        var clientCPU: Double?
         var firstError: String?
     }
 
-    /// Send instants (nanoseconds) by client message id, the latencies of arrivals, and how
-    /// many streams are ready.
+    /// Send instants (nanoseconds) by client message id, the latencies of arrivals, what
+    /// arrived twice or out of order, and how many streams are ready.
     final class Ledger: Sendable {
-        private let state = Mutex<(sent: [String: UInt64], latencies: [UInt64])>(([:], []))
+        private struct Books {
+            var sent: [String: UInt64] = [:]
+            /// Every message delivered so far (kept across runs: a late duplicate still counts).
+            var delivered: Set<String> = []
+            var latencies: [UInt64] = []
+            var duplicated = 0
+            var outOfOrder = 0
+        }
+        private let books = Mutex(Books())
         private let readyStreams = Atomic<Int>(0)
+        private let endedStreams = Atomic<Int>(0)
 
         func streamReady() { readyStreams.add(1, ordering: .relaxed) }
         var ready: Int { readyStreams.load(ordering: .relaxed) }
+        func streamEnded() { endedStreams.add(1, ordering: .relaxed) }
+        var ended: Int { endedStreams.load(ordering: .relaxed) }
 
-        func sent(_ key: String, at instant: UInt64) { state.withLock { $0.sent[key] = instant } }
-        func forget(_ key: String) { state.withLock { _ = $0.sent.removeValue(forKey: key) } }
-        func arrived(_ key: String, at instant: UInt64) {
-            state.withLock { state in
-                if let sent = state.sent.removeValue(forKey: key) { state.latencies.append(instant - sent) }
+        func sent(_ key: String, at instant: UInt64) { books.withLock { $0.sent[key] = instant } }
+        func forget(_ key: String) { books.withLock { _ = $0.sent.removeValue(forKey: key) } }
+        func arrived(_ key: String, at instant: UInt64, inOrder: Bool) {
+            books.withLock { books in
+                if !inOrder { books.outOfOrder += 1 }
+                if let sent = books.sent.removeValue(forKey: key) {
+                    books.latencies.append(instant - sent)
+                    books.delivered.insert(key)
+                } else if !books.delivered.insert(key).inserted {
+                    books.duplicated += 1
+                }
             }
         }
-        /// The latencies so far and how many sends have not arrived; starts a new run.
-        func take() -> (latencies: [UInt64], undelivered: Int) {
-            state.withLock { state in
-                defer { state = ([:], []) }
-                return (state.latencies, state.sent.count)
+        /// The latencies so far, how many sends have not arrived, duplicates and disorder; starts
+        /// a new run.
+        func take() -> (latencies: [UInt64], undelivered: Int, duplicated: Int, outOfOrder: Int) {
+            books.withLock { books in
+                defer {
+                    books.sent = [:]
+                    books.latencies = []
+                    books.duplicated = 0
+                    books.outOfOrder = 0
+                }
+                return (books.latencies, books.sent.count, books.duplicated, books.outOfOrder)
             }
         }
     }
@@ -67,7 +98,7 @@ struct RealtimeFanOutBench {
         var description: String
     }
 
-    func run(senderCounts: [Int], serverPID: Int32?) async throws -> [Result] {
+    func run(senderCounts: [Int], serverPID: Int32?, postgresPID: Int32?) async throws -> [Result] {
         let people = try await signIn()
         try await seedConversations(people)
         let ledger = Ledger()
@@ -92,16 +123,25 @@ struct RealtimeFanOutBench {
         var results: [Result] = []
         for senders in senderCounts {
             let cpuBefore = ProcessCPU.seconds(pid: serverPID)
+            let postgresBefore = postgresPID.map { ProcessCPU.postgresSeconds(postmaster: $0) }
+            let clientBefore = ProcessCPU.seconds(pid: nil)
             let outcome = await send(people, senders: senders, ledger: ledger)
             try await Task.sleep(for: .seconds(2))  // the last deliveries
-            let (latencies, undelivered) = ledger.take()
+            let (latencies, undelivered, duplicated, outOfOrder) = ledger.take()
             let cpu = cpuBefore.flatMap { before in
                 ProcessCPU.seconds(pid: serverPID).map { 100 * ($0 - before) / (outcome.seconds + 2) }
             }
+            let postgresCPU = postgresBefore.flatMap { before in
+                postgresPID.map { 100 * (ProcessCPU.postgresSeconds(postmaster: $0) - before) / (outcome.seconds + 2) }
+            }
+            let clientCPU = clientBefore.flatMap { before in
+                ProcessCPU.seconds(pid: nil).map { 100 * ($0 - before) / (outcome.seconds + 2) }
+            }
             results.append(Result(senders: senders, accepted: outcome.accepted, failed: outcome.failed, seconds: outcome.seconds,
-                                  delivered: latencies.count, undelivered: undelivered,
+                                  delivered: latencies.count, undelivered: undelivered, duplicated: duplicated,
+                                  outOfOrder: outOfOrder,
                                   latency: LatencySummary(nanoseconds: latencies, failed: undelivered, seconds: outcome.seconds),
-                                  serverCPU: cpu, firstError: outcome.firstError))
+                                  serverCPU: cpu, postgresCPU: postgresCPU, clientCPU: clientCPU, firstError: outcome.firstError))
         }
         return results
     }
@@ -148,19 +188,26 @@ struct RealtimeFanOutBench {
     private static func follow(_ member: Member, client: RealtimeClient, ledger: Ledger) async {
         do {
             let stream = try await client.subscribe(.init(afterCursor: 0), options: .bearer(member.token))
+            // Each member has one conversation: its match's messages must come in sequence order.
+            var lastSequence: Int64 = 0
             for try await event in stream {
                 switch event.event {
                 case .ready?:
                     ledger.streamReady()
                 case .message(let received)?:
                     guard let message = received.message, message.senderID != member.id else { continue }
-                    ledger.arrived(message.clientMessageID, at: DispatchTime.now().uptimeNanoseconds)
+                    ledger.arrived(message.clientMessageID, at: DispatchTime.now().uptimeNanoseconds,
+                                   inOrder: message.sequence > lastSequence)
+                    lastSequence = max(lastSequence, message.sequence)
                 default:
                     continue
                 }
             }
         } catch {
-            if !Task.isCancelled { FileHandle.standardError.write(Data("realtime stream ended: \(error)\n".utf8)) }
+            if !Task.isCancelled {
+                ledger.streamEnded()
+                FileHandle.standardError.write(Data("realtime stream ended: \(error)\n".utf8))
+            }
         }
     }
 

@@ -1,0 +1,24 @@
+import Contracts
+import Foundation
+
+/// One validated `SendMessage` call on its way to the store, and what came of it.
+struct MessageSend: Sendable {
+    /// The new message's id, should it be stored.
+    var id = UUID.random()
+    var conversation: UUID
+    var sender: UUID
+    /// The caller's app: a conversation of another app is not found.
+    var app: String
+    var clientMessageID: String
+    var body: MessageBody
+
+    enum Outcome: Sendable {
+        /// Stored, next in its conversation.
+        case stored(Messaging.Message)
+        /// The sender sent this client message id before: the message stored then.
+        case replayed(Messaging.Message)
+        case conversationNotFound
+        case notAParticipant
+        case closed
+    }
+}
