@@ -15,6 +15,7 @@ import TestSupport
 /// restored cluster serves (a session opened before T reads its account, a new sign-up works);
 /// and an event consumer following identity's AccountCreated events, its cursor and applied rows
 /// restored with the rest, resumes there from its cursor: every account applied once, none twice.
+/// Each schema's `restored_to` hook is told T, on the restored cluster only.
 @Suite(.serialized) struct PointInTimeRestoreTests {
     @Test func restoringToATime_keepsEveryWriteAnsweredBeforeIt_noneSentAfter_andIdentityServesOnIt() async throws {
         let source = try await FaultTests.ScratchCluster.start(name: "rv-pitr-pg")
@@ -37,6 +38,16 @@ import TestSupport
         let sourcePool = PostgresPool(configuration: source.configuration(role: "testsvc"))
         let sourceAdmin = PostgresPool(configuration: source.configuration(role: "admin", poolSize: 2))
         let follower = try await FaultTests.Follower.start(identityPort: port, pool: sourcePool, admin: sourceAdmin)
+        // A schema's `restored_to(timestamptz)` hook (messaging's keeps pushes from going out
+        // twice, see PushMigrations.restoreHorizon): this probe records what db.sh tells it.
+        try await sourceAdmin.withConnection { connection in
+            try await connection.executeScript("""
+                CREATE SCHEMA restore_probe;
+                CREATE TABLE restore_probe.told (target timestamptz NOT NULL);
+                CREATE FUNCTION restore_probe.restored_to(target timestamptz) RETURNS void LANGUAGE sql AS
+                    'INSERT INTO restore_probe.told VALUES (target)';
+                """)
+        }
         let load = FaultTests.SignUpLoad(port: port, streams: 8)
         #expect(await load.waitForSuccesses(100) != nil)
 
@@ -86,6 +97,16 @@ import TestSupport
         // The cluster restored from was only read: every sign-up is still there.
         let kept = try await FaultTests.stored(answers.map(\.accountID), pool: sourceAdmin)
         #expect(answers.filter { kept[$0.accountID] != 1 }.count == 0, "the cluster restored from lost sign-ups")
+        // The restored cluster's hooks were told T (to the microsecond); the source's were not.
+        let told = try await restoredAdmin.withConnection { connection in
+            try await connection.query("SELECT (extract(epoch FROM target) * 1000000)::int8 FROM restore_probe.told")
+                .map { try $0.decode(0, as: Int64.self) }
+        }
+        #expect(told == [target], "restore_probe.restored_to was called with \(told), not [\(target)]")
+        let toldSource = try await sourceAdmin.withConnection { connection in
+            try await connection.query("SELECT count(*) FROM restore_probe.told")[0].decode(0, as: Int64.self)
+        }
+        #expect(toldSource == 0)
         sourceAdmin.close()
         restoredAdmin.close()
 

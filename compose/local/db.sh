@@ -422,7 +422,18 @@ EOF
         rm -rf "$DATA_DIR" "$ARCHIVE_DIR"
         die "restore to $target_pg failed; $DATA_DIR removed"
     fi
-    # Promoted: the recovery settings go (ALTER SYSTEM rewrites postgresql.auto.conf), it stops.
+    # Promoted. Every schema with a `restored_to(timestamptz)` hook learns the target, in every
+    # database: messaging's stops the pushes the discarded timeline most likely sent already
+    # (PushMigrations.restoreHorizon) from going out twice.
+    local database schema
+    for database in $(admin_psql -d postgres -Atc "SELECT datname FROM pg_database WHERE datallowconn AND NOT datistemplate"); do
+        for schema in $(admin_psql -d "$database" -Atc "SELECT n.nspname FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
+                                                          WHERE p.proname = 'restored_to' AND p.proargtypes = '1184'::oidvector"); do
+            echo "SELECT $schema.restored_to(:'target')" | admin_psql -d "$database" -v target="$target_pg" >/dev/null
+            echo "db.sh: told $database's $schema it was restored to $target_pg" >&2
+        done
+    done
+    # The recovery settings go (ALTER SYSTEM rewrites postgresql.auto.conf), it stops.
     admin_psql -d postgres -c "ALTER SYSTEM RESET restore_command" -c "ALTER SYSTEM RESET recovery_target_time" \
         -c "ALTER SYSTEM RESET recovery_target_action"
     as_owner "$PG_BIN/pg_ctl" -D "$DATA_DIR" -m fast -w stop >/dev/null

@@ -12,6 +12,27 @@ enum PushMigrations {
             """)]
     }
 
+    /// The restore horizon. A cluster restored to a point in time T (`db.sh restore`) lost every
+    /// write after T, the push log's included: the jobs pending at T and the events of the last
+    /// minutes before T were, in the lost timeline, most likely pushed already. `db.sh restore`
+    /// calls `messaging.restored_to(T)`, which finishes the pending jobs unsent and records T;
+    /// the planner plans no push for an event that occurred at or before it (`PushHorizon`).
+    /// A push missed is better than the same push twice.
+    static func restoreHorizon(version: Int) -> Migration {
+        Migration(version: version, name: "push restore horizon", sql: """
+            CREATE TABLE messaging.push_horizon (
+                only_row boolean PRIMARY KEY DEFAULT true CHECK (only_row),
+                not_before timestamptz NOT NULL
+            );
+            CREATE FUNCTION messaging.restored_to(target timestamptz) RETURNS void LANGUAGE sql AS $$
+                INSERT INTO messaging.push_horizon (not_before) VALUES (target)
+                ON CONFLICT (only_row) DO UPDATE
+                    SET not_before = greatest(messaging.push_horizon.not_before, excluded.not_before);
+                UPDATE messaging.push_jobs SET done_at = now() WHERE done_at IS NULL AND created_at <= target;
+            $$;
+            """)
+    }
+
     private static func tables(version: Int) -> Migration {
         Migration(version: version, name: "push", sql: """
             CREATE TABLE messaging.push_categories (

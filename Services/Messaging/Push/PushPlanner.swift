@@ -9,9 +9,11 @@ import Runtime
 /// and missed calls), identity's ReferralUsed, production's ApplicationStatusChanged and EpisodePublished (to
 /// everyone who turned that category on) and media's
 /// EventRevealed (each member of a Momento event). A recipient who
-/// turned the category off gets no job; inside their quiet hours the push is silent.
+/// turned the category off gets no job; inside their quiet hours the push is silent. Events that
+/// occurred before a point-in-time restore's target plan none (`PushHorizon`).
 struct PushPlanner: Sendable {
     let maximumAge: Duration
+    let horizon = PushHorizon()
 
     /// PhotosRevealed is not among them: media's EventRevealed plans that push (with the event's
     /// gallery link), and a second one from the realtime copy would be a duplicate.
@@ -23,7 +25,10 @@ struct PushPlanner: Sendable {
     /// Plans the pushes `event` of stream `source` causes.
     func apply(_ event: Events.Event, source: String, on connection: Connection) async throws {
         let now = Int64(Date().timeIntervalSince1970)
-        if let occurred = event.occurredAt, now - occurred.seconds > maximumAge.components.seconds { return }
+        if let occurred = event.occurredAt {
+            if now - occurred.seconds > maximumAge.components.seconds { return }
+            if try await !horizon.admits(occurred: occurred.microseconds, on: connection) { return }
+        }
         let origin = "\(source):\(event.cursor)"
         switch event.type {
         case "ReferralUsed":

@@ -51,6 +51,70 @@ import TestSupport
         }
     }
 
+    /// After a point-in-time restore to T (`db.sh restore` calls `messaging.restored_to(T)`):
+    /// the jobs pending at T are finished unsent, an event that occurred before T plans none,
+    /// and one after T is pushed as ever.
+    @Test func aRestoresTarget_endsThePushesPendingThen_andPlansNoneForEarlierEvents() async throws {
+        let pool = try await TestDatabase.makePool(TestDatabase.configuration(role: "messaging"))
+        defer { pool.close() }
+        _ = try await Migrator(schema: "messaging", migrations: try MessagingMigrations.all()).migrate(pool)
+        let applicant = UUID()
+        func changed(_ seconds: Double, cursor: Int64) -> Events.Event {
+            var changed = Production.ApplicationStatusChanged()
+            changed.applicationID = UUID().uuidString.lowercased()
+            changed.app = "firstdate"
+            changed.accountID = applicant.uuidString.lowercased()
+            var event = Events.Event()
+            event.cursor = cursor
+            event.type = "ApplicationStatusChanged"
+            event.app = "firstdate"
+            event.payload = changed.serializedBytes()
+            event.occurredAt = Timestamp(microseconds: Int64((Date().timeIntervalSince1970 + seconds) * 1_000_000))
+            return event
+        }
+        func jobs() async throws -> (pending: Int64, done: Int64) {
+            try await pool.withConnection { connection in
+                let row = try await connection.query("""
+                    SELECT count(*) FILTER (WHERE done_at IS NULL), count(*) FILTER (WHERE done_at IS NOT NULL)
+                    FROM messaging.push_jobs WHERE account_id = $1
+                    """, [.uuid(applicant)])[0]
+                return (try row.decode(0), try row.decode(1))
+            }
+        }
+        // The horizon must not outlive the test: a push test after it would plan nothing.
+        func cleanUp() async throws {
+            try await pool.withConnection { connection in
+                _ = try await connection.execute("DELETE FROM messaging.push_horizon")
+                _ = try await connection.execute("DELETE FROM messaging.push_jobs WHERE account_id = $1", [.uuid(applicant)])
+            }
+        }
+        let cursor = Int64.random(in: 1...Int64.max / 2)
+        do {
+            try await pool.withTransaction {
+                try await PushPlanner(maximumAge: .seconds(600)).apply(changed(-60, cursor: cursor), source: "production-test", on: $0)
+            }
+            #expect(try await jobs() == (pending: 1, done: 0))
+            _ = try await pool.withConnection { connection in
+                try await connection.execute("SELECT messaging.restored_to(now())")
+            }
+            #expect(try await jobs() == (pending: 0, done: 1), "the job pending at T is finished unsent")
+
+            let restarted = PushPlanner(maximumAge: .seconds(600))
+            try await pool.withTransaction {
+                try await restarted.apply(changed(-30, cursor: cursor + 1), source: "production-test", on: $0)
+            }
+            #expect(try await jobs() == (pending: 0, done: 1), "an event from before T plans no push")
+            try await pool.withTransaction {
+                try await restarted.apply(changed(0.5, cursor: cursor + 2), source: "production-test", on: $0)
+            }
+            #expect(try await jobs() == (pending: 1, done: 1), "an event after T is pushed")
+        } catch {
+            try await cleanUp()
+            throw error
+        }
+        try await cleanUp()
+    }
+
     @Test func aMomentoReveal_isPlannedForEachMember_withTheGalleryLink() async throws {
         let pool = try await TestDatabase.makePool(TestDatabase.configuration(role: "messaging"))
         defer { pool.close() }
