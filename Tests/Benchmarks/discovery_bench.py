@@ -256,20 +256,28 @@ SWIPE_SCRIPTS = [("a like as SwipeStore sent it before issue 26", SWIPE_SQL_BEFO
 
 
 def pgbench(script, clients, viewer=""):
-    """pgbench's transactions/s and average latency (ms) for `script` with `clients` clients."""
+    """pgbench's transactions/s, average latency (ms) and p99 latency (ms, from its per-transaction
+    log: the bound the server's own p99 sits above) for `script` with `clients` clients."""
     with tempfile.TemporaryDirectory() as work:
         path = os.path.join(work, "feed.sql")
         with open(path, "w") as f:
             f.write(script)
         env = dict(os.environ, PGPASSWORD=os.environ.get("RV_PG_PASSWORD_DISCOVERY", "rv_discovery_local"))
-        return run_pgbench(["-h", PG["host"], "-p", PG["port"], "-U", "rv_discovery", "-n", "-M", "extended",
-                            "-c", str(clients), "-j", "2", "-T", str(SECONDS), *(["-D", f"viewer={viewer}"] if viewer else []), "-f", path,
-                            PG["db"]], env, timeout=SECONDS + 120)
+        run = run_pgbench(["-h", PG["host"], "-p", PG["port"], "-U", "rv_discovery", "-n", "-M", "extended",
+                           "-c", str(clients), "-j", "2", "-T", str(SECONDS), *(["-D", f"viewer={viewer}"] if viewer else []),
+                           "--log", f"--log-prefix={work}/tx", "-f", path, PG["db"]], env, timeout=SECONDS + 120)
+        if not run:
+            return None
+        # Each line: client, transaction, latency (µs), script, epoch, µs.
+        latencies = sorted(int(line.split()[2]) / 1000 for name in os.listdir(work) if name.startswith("tx")
+                           for line in open(os.path.join(work, name)))
+        return (*run, percentile(latencies, 0.99))
 
 
 def print_pgbench(name, clients, run, unit):
     print(f"pgbench, {name}, {clients} clients: " +
-          (f"{run[0]:.0f} {unit}/s, {run[1]:.2f} ms average" if run else "failed (its output is on stderr)"), flush=True)
+          (f"{run[0]:.0f} {unit}/s, {run[1]:.2f} ms average, p99 {run[2]:.2f} ms" if run else "failed (its output is on stderr)"),
+          flush=True)
 
 
 def grpc_stubs():
