@@ -145,6 +145,14 @@ extension EndToEndDeletionProofTests {
             #expect(own.accountID == elite.dana.id, "\(service): naming her own account is allowed")
         }
 
+        // A member the app has not admitted yet may have her copy too.
+        let waitlisted = try context.client("elite", in: clients)
+        let waitlistedID = try await waitlisted.identity.signUpWithEmail(JourneyContext.email("export-waitlisted"),
+                                                                         password: JourneyContext.password).id
+        let waiting = try await waitlisted.personalData.exportAll()
+        #expect(try waiting.records(.identity, "accounts").map { $0["membership_status"] as? String } == ["waitlisted"]
+                && waiting.exports.allSatisfy { $0.accountID == waitlistedID }, "a waitlisted member's export")
+
         // After her deletion settles, her tokens export nothing: each service refuses the second
         // device's access token, and its client is signed out.
         for account in accounts { try await account.client.identity.deleteAccount() }

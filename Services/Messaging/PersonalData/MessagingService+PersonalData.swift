@@ -5,7 +5,8 @@ import Runtime
 /// `ExportMyData`: what messaging holds about the caller (rendezvous/privacy/v1/privacy.proto).
 extension MessagingService {
     /// The member's conversations, as an SQL condition on a `conversation_id` column.
-    private static let inTheirConversations = "t.conversation_id IN (SELECT conversation_id FROM messaging.members WHERE account_id = $1)"
+    private static let theirConversations = "SELECT conversation_id FROM messaging.members WHERE account_id = $1"
+    private static let inTheirConversations = "t.conversation_id IN (\(theirConversations))"
 
     /// An encounter's column of one side, shown only on that side's own encounters (the other
     /// initiate's code, resonance and artifact are theirs until the encounter shows them).
@@ -16,7 +17,7 @@ extension MessagingService {
 
     /// Messaging's sections: every table that holds members' data, and the rows of it that are the member's.
     static let personalData: [PersonalDataSection] = [
-        .init("conversations", "The member's conversations (one per match).", where: "t.id IN (SELECT conversation_id FROM messaging.members WHERE account_id = $1)",
+        .init("conversations", "The member's conversations (one per match).", where: "t.id IN (\(theirConversations))",
               order: "t.matched_at"),
         .init("members", "The member's side of each conversation: the other member's id and what the member read.",
               where: "t.account_id = $1", order: "t.conversation_id"),
@@ -27,7 +28,8 @@ extension MessagingService {
         .init("calls", "The member's calls, made and received.", where: "t.caller_id = $1 OR t.callee_id = $1"),
         .init("call_signals", "The call signals the member's device sent (the other device's are left out).",
               where: "t.sender_id = $1", order: "t.sent_at"),
-        .init("encounters", "The Unseen encounters the member started or joined; the other initiate's code, resonance and artifact are left out.",
+        .init("encounters",
+              "The Unseen encounters the member started or joined; the other initiate's code, resonance and artifact are left out.",
               where: "t.starter_id = $1 OR t.joiner_id = $1",
               rendering: ownSide("code").merging(ownSide("resonance")) { $1 }.merging(ownSide("artifact")) { $1 }),
         .init("encounter_awards", "What the member was awarded in encounters.", where: "t.account_id = $1", order: "t.awarded_at"),
@@ -39,7 +41,8 @@ extension MessagingService {
         .init("push_jobs", "The pushes planned for the member.", where: "t.account_id = $1"),
         .init("push_deliveries", "Each push sent to the member's devices and its outcome (the token's hash is left out).",
               where: "t.account_id = $1", omitting: ["token_sha256"], order: "t.sent_at"),
-        .init("realtime", "The recent events of the member's realtime stream, by type and time (their contents are the records above).",
+        .init("realtime",
+              "The recent events of the member's realtime stream, by type and time (their contents are the records above).",
               where: "t.aggregate_id = $1::text", omitting: ["payload"], order: "t.cursor"),
     ]
 
