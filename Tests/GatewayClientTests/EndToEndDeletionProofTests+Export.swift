@@ -81,6 +81,13 @@ extension EndToEndDeletionProofTests {
         #expect(Set(files.map(\.blobID)) == Set(blobs.compactMap { $0["id"] as? String })
                 && files.allSatisfy { $0.url.hasPrefix("/media/v1/blobs/\($0.blobID)?expires=") && $0.urlExpiresAt != nil },
                 "a signed URL to each of her files: \(files.map(\.url))")
+        for file in files {
+            let blob = try #require(blobs.first { $0["id"] as? String == file.blobID })
+            // A photo's URL serves its rendition (no metadata), the size of the photo she uploaded.
+            let served = try await elite.dana.client.media.download(file.url)
+            #expect(RealPNG.dimensions(served).map { [$0.width, $0.height] } == [blob["width"] as? Int, blob["height"] as? Int],
+                    "her photo \(file.blobID) downloads: \(served.count) bytes, blob \(blob)")
+        }
         let momentoExport = try #require(documents[momento.id])
         #expect(try momentoExport.records(.media, "events").map { $0["title"] as? String } == [person.eventTitle])
         #expect(try momentoExport.records(.media, "event_photos").count == 1)

@@ -158,7 +158,10 @@ public enum Privacy {
         /// `int64 size = 3;`
         public var size: Int64 = 0
         /// Path and query of a signed download URL on the media service's download listener, the
-        /// same kind rendezvous.media.v1.Media.GetDownloadURL returns.
+        /// same kind rendezvous.media.v1.Media.GetDownloadURL returns: a photo's serves its full-size
+        /// rendition (no metadata; a photo that cannot be decoded is never served), a private kind
+        /// (consent signature, receipt, video selfie) the file as uploaded, which GetDownloadURL signs
+        /// only for the app's hosts but the export signs for its own uploader.
         ///
         /// `string url = 4;`
         public var url: String = ""
