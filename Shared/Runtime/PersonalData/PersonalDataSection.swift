@@ -28,7 +28,8 @@ package struct PersonalDataSection: Sendable {
         self.order = order
     }
 
-    /// The query of the section in `schema`: one text column, each row a record.
+    /// The query of the section in `schema`: one text column, each row a record. The names and
+    /// the condition are the service's own constants, never input; the member's id is bound ($1).
     func query(schema: String) -> String {
         var record = "to_jsonb(t)"
         if !omitting.isEmpty {
