@@ -9,7 +9,7 @@ package import RPC
 /// refused with TOKEN_REVOKED, one issued before its account's claims changed with TOKEN_STALE.
 /// Then the app's admission: an account its app does not admit yet (the token's `adm` claim,
 /// identity's decision from the app's policy) is refused PERMISSION_DENIED NOT_ADMITTED on
-/// every method but `openBeforeAdmission`.
+/// every method but `openBeforeAdmission` and `personalDataExports`.
 package struct AuthInterceptor: ServerInterceptor {
     package let verifier: AccessTokenVerifier
     /// Sessions and accounts whose tokens are refused before they expire; nil checks none.
@@ -21,6 +21,11 @@ package struct AuthInterceptor: ServerInterceptor {
     package let openBeforeAdmission: Set<String>
     /// Path prefixes callable without a token: health checks.
     package static let publicPrefixes = ["/grpc.health.v1.Health/"]
+    /// Every service's `ExportMyData`: a member's copy of their own data, whatever their
+    /// membership status (rendezvous/privacy/v1/privacy.proto).
+    package static let personalDataExports: Set<String> = Set(
+        [IdentityClient.serviceName, DiscoveryClient.serviceName, MessagingClient.serviceName, CastingClient.serviceName,
+         MediaClient.serviceName].map { "/\($0)/ExportMyData" })
 
     package init(verifier: AccessTokenVerifier, publicMethods: Set<String>, revocations: RevocationList? = nil,
                  openBeforeAdmission: Set<String> = []) {
@@ -42,7 +47,7 @@ package struct AuthInterceptor: ServerInterceptor {
         case .revoked: throw AuthFailure(.revoked)
         case .stale: throw AuthFailure(.stale)
         }
-        guard account.admitted || openBeforeAdmission.contains(context.path) else {
+        guard account.admitted || openBeforeAdmission.contains(context.path) || Self.personalDataExports.contains(context.path) else {
             throw RPCError(Platform.ErrorReason.notAdmitted,
                            message: "not admitted yet: this needs a member the app has admitted")
         }

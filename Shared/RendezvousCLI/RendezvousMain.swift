@@ -16,7 +16,7 @@ struct Rendezvous: AsyncParsableCommand {
         subcommands: [
             SignInCommand.self, SignOutCommand.self, WhoAmICommand.self, ProfileCommand.self,
             FeedCommand.self, SwipeCommand.self, MatchesCommand.self, ChatCommand.self, WatchCommand.self,
-            SwivoCommand.self, PhotoCommand.self, MomentoCommand.self, FirstDateCommand.self, HealthCommand.self,
+            SwivoCommand.self, PhotoCommand.self, MomentoCommand.self, FirstDateCommand.self, ExportCommand.self, HealthCommand.self,
         ])
 
     /// Accepts the global options before the subcommand too (`rendezvous --json whoami`):

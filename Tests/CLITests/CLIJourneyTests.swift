@@ -226,4 +226,52 @@ import Testing
         }
         await stack.stop()
     }
+
+    @Test func export_writesYourCopyFromEveryService_toAFileOnlyYouCanRead() async throws {
+        await MediaBackendLock.shared.acquire("local")  // the journey stack's media shares the local store
+        let stack: JourneyStack
+        do {
+            stack = try await JourneyStack.start(instances: 1, push: false)
+        } catch {
+            await MediaBackendLock.shared.release()
+            throw error
+        }
+        do {
+            let cli = CLIRunner.make(port: stack.edge.port, app: "swivo")
+            let signIn = try await cli.run(["sign-in", "anonymous", "--json"])
+            #expect(signIn.status == 0, "\(signIn.stderr)")
+            let accountID = try #require(try signIn.json()["id"] as? String)
+            let categories = try await cli.run(["swivo", "categories", "--json"])
+            let category = try #require((try categories.json()["categories"] as? [[String: Any]])?.first?["category_id"] as? String)
+            let created = try await cli.run(["swivo", "create", category, "--quorum", "2", "--json"])
+            let sessionID = try #require(try created.json()["session_id"] as? String)
+
+            let file = NSTemporaryDirectory() + "rv-cli-export-\(UUID().uuidString).json"
+            defer { try? FileManager.default.removeItem(atPath: file) }
+            let exported = try await cli.run(["export", "--out", file, "--json"])
+            #expect(exported.status == 0, "\(exported.stderr)")
+            #expect(try exported.json()["services"] as? Int == 5)
+            let permissions = try FileManager.default.attributesOfItem(atPath: file)[.posixPermissions] as? Int
+            #expect(permissions == 0o600, "personal data: readable by its owner only, not \(String(describing: permissions))")
+            let document = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: file))) as? [String: Any])
+            #expect(document["account_id"] as? String == accountID && document["app"] as? String == "swivo")
+            let services = try #require(document["services"] as? [String: [String: Any]])
+            #expect(Set(services.keys) == ["identity", "discovery", "messaging", "production", "media"])
+            let sessions = (services["discovery"]?["sections"] as? [String: [String: Any]])?["group_sessions"]?["records"]
+            #expect((sessions as? [[String: Any]])?.map { $0["id"] as? String } == [sessionID], "her Swivo session: \(String(describing: sessions))")
+
+            // Signed out, there is nothing to export with.
+            #expect(try await cli.run(["sign-out"]).status == 0)
+            let refused = try await cli.run(["export"])
+            #expect(refused.status != 0 && refused.stderr.contains("UNAUTHENTICATED") && refused.stderr.contains("SIGNED_OUT"),
+                    "\(refused.stdout)\(refused.stderr)")
+        } catch {
+            print(stack.logs)
+            await stack.stop()
+            await MediaBackendLock.shared.release()
+            throw error
+        }
+        await stack.stop()
+        await MediaBackendLock.shared.release()
+    }
 }

@@ -37,12 +37,7 @@ struct EndToEndDeletionProofTests {
         defer { clients.close() }
         let admin = try await TestDatabase.makeAdminPool(poolSize: 1)
         defer { admin.close() }
-        // Letters only (a legal name is words of letters), distinctive enough that only her rows hold them.
-        let run = String((0..<10).map { _ in "abcdefghijklmnopqrstuvwxyz".randomElement()! })  // never empty
-        let person = Person(email: JourneyContext.email("deleted-\(run)"), name: "dana zq\(run)",
-                            bio: "bio of dana \(run) who likes quiet jazz bars", message: "message from dana \(run) see you at eight",
-                            eventTitle: "dana party \(run)", legalName: "dana legal \(run)", whyMe: "dana cooks \(run) on dates",
-                            reportDetails: "dana reports \(run) rude remarks")
+        let person = Person.distinctive("deleted")
         let world = World(context: context, clients: clients, person: person)
 
         let elite = try await world.elite()
@@ -99,7 +94,7 @@ struct EndToEndDeletionProofTests {
 
     /// Waits (bounded) until every follower of identity applied the AccountDeleted events and
     /// the followers of discovery the MatchEnded its purge made.
-    private func settled(ids: [String], matchID: String, on admin: PostgresPool, context: JourneyContext) async throws {
+    func settled(ids: [String], matchID: String, on admin: PostgresPool, context: JourneyContext) async throws {
         let deletions: Int64 = try await admin.withConnection { connection in
             try await connection.query("""
                 SELECT coalesce(max(cursor), 0) FROM identity.outbox WHERE type = 'AccountDeleted' AND aggregate_id = ANY($1)
@@ -144,142 +139,154 @@ struct EndToEndDeletionProofTests {
     }
 }
 
-/// What the deleted person writes, each distinctive so that the scan finds only hers.
-private struct Person {
-    var email: String
-    var name: String
-    var bio: String
-    var message: String
-    var eventTitle: String
-    var legalName: String
-    var whyMe: String
-    var reportDetails: String
+extension EndToEndDeletionProofTests {
+    /// What the deleted person writes, each distinctive so that the scan finds only hers.
+    struct Person {
+        var email: String
+        var name: String
+        var bio: String
+        var message: String
+        var eventTitle: String
+        var legalName: String
+        var whyMe: String
+        var reportDetails: String
 
-    var texts: [String] { [name, bio, message, eventTitle, legalName, whyMe, reportDetails] }
-}
+        var texts: [String] { [name, bio, message, eventTitle, legalName, whyMe, reportDetails] }
 
-/// One signed-in account of the person.
-private struct Account {
-    var client: GatewayClient
-    var id: String
-}
-
-/// The person's life in each app, with the members she meets there.
-private struct World {
-    let context: JourneyContext
-    let clients: Clients
-    let person: Person
-
-    private func signUp(_ app: String) async throws -> Account {
-        let client = try context.client(app, in: clients)
-        let account = try await client.identity.signUpWithEmail(person.email, password: JourneyContext.password)
-        return Account(client: client, id: account.id)
-    }
-
-    /// ÉLITE: in by a moderator's referral code, a push token, a profile with two photos, a
-    /// like and a match with Ben, a message each way (his reply pushed to her), a report of Ben
-    /// (without a block) and a block of the moderator.
-    func elite() async throws -> (dana: Account, ben: GatewayClient, benID: String, matchID: String) {
-        let moderator = try context.client("elite", in: clients)
-        let moderatorID = try await moderator.identity.signUpWithEmail(JourneyContext.email("deletion-mod"),
-                                                                       password: JourneyContext.password).id
-        try await context.stack.grantRole("admin", to: moderatorID, app: "elite")
-        _ = try await moderator.identity.refreshSession()
-        let code = try await moderator.membership.createReferralCode().code
-        let client = try context.client("elite", in: clients)
-        let dana = Account(client: client, id: try await client.identity.signUpWithEmail(
-            person.email, password: JourneyContext.password, referralCode: code).id)
-        let token = JourneyContext.deviceToken()
-        _ = try await client.devices.registerPushToken(token, platform: .apns, environment: .production, deviceID: "dana-phone")
-        var photoIDs: [String] = []
-        for index in 0..<2 {
-            let png = RealPNG.make(width: 300 + index, height: 200, seed: Int.random(in: 0..<Int.max))
-            let blob = try await client.media.upload(png, kind: .photo, contentType: "image/png")
-            photoIDs = try await client.profilePhotos.add(blob.blobID).photos.map(\.blobID)
+        /// A person whose email starts with `prefix` and whose texts hold a random run of letters
+        /// (a legal name is words of letters), distinctive enough that only her rows hold them.
+        static func distinctive(_ prefix: String) -> Person {
+            let run = String((0..<10).map { _ in "abcdefghijklmnopqrstuvwxyz".randomElement()! })  // never empty
+            return Person(email: JourneyContext.email("\(prefix)-\(run)"), name: "dana zq\(run)",
+                          bio: "bio of dana \(run) who likes quiet jazz bars", message: "message from dana \(run) see you at eight",
+                          eventTitle: "dana party \(run)", legalName: "dana legal \(run)", whyMe: "dana cooks \(run) on dates",
+                          reportDetails: "dana reports \(run) rude remarks")
         }
-        let spot = Profiles.GeoPoint(latitude: Double.random(in: -60...60), longitude: Double.random(in: -179...179))
-        try await saveProfile(client, name: person.name, bio: person.bio, at: spot, photoIDs: photoIDs)
-
-        let ben = try context.client("elite", in: clients)
-        let benID = try await ben.identity.signUpWithEmail(JourneyContext.email("deletion-ben"), password: JourneyContext.password).id
-        _ = try await moderator.membership.approveMember(accountID: benID)
-        _ = try await ben.identity.refreshSession()
-        try await saveProfile(ben, name: "Ben", bio: "Ben's own bio", at: spot, photoIDs: [])
-        _ = try await context.retrying(while: "USER_NOT_FOUND") { try await ben.discovery.swipe(accountID: dana.id, .like) }
-        let liked = try await context.retrying(while: "USER_NOT_FOUND") { try await client.discovery.swipe(accountID: benID, .like) }
-        let match = try #require(liked.match, "her like of Ben makes the match")
-        _ = try await context.retrying(while: "CONVERSATION_NOT_FOUND") { try await client.messaging.conversation(match.matchID) }
-        _ = try await client.messaging.send(text: person.message, in: match.matchID)
-        _ = try await ben.messaging.send(text: "Ben's reply, his own words", in: match.matchID)
-        try await context.push(to: token, category: "message")
-        _ = try await client.safety.report(accountID: benID, reason: .harassment, details: person.reportDetails)
-        _ = try await client.safety.block(accountID: moderatorID)
-        return (dana, ben, benID, match.matchID)
     }
 
-    /// Momento: her event with a photo of hers.
-    func momento() async throws -> Account {
-        let dana = try await signUp("momento")
-        var request = Momento.CreateEventRequest()
-        request.title = person.eventTitle
-        request.releaseAt = Timestamp(microseconds: Int64((Date().timeIntervalSince1970 + 3600) * 1_000_000))
-        let event = try await dana.client.momento.create(request)
-        let blob = try await dana.client.media.upload(RealPNG.make(width: 240, height: 180, seed: Int.random(in: 0..<Int.max)),
-                                                      kind: .photo, contentType: "image/png")
-        _ = try await dana.client.momento.addPhoto(blobID: blob.blobID, to: event.eventID)
-        return dana
+    /// One signed-in account of the person.
+    struct Account {
+        var client: GatewayClient
+        var id: String
     }
 
-    /// Swivo: a session she created with a friend, and her like of an option.
-    func swivo() async throws -> (dana: Account, friend: GatewayClient, friendID: String, sessionID: String) {
-        let dana = try await signUp("swivo")
-        let friend = try context.client("swivo", in: clients)
-        let friendID = try await friend.identity.signInAnonymously().id
-        let session = try await dana.client.groupSessions.create(categoryID: "cuisines", quorum: 2)
-        _ = try await friend.groupSessions.join(inviteCode: session.inviteCode)
-        let pick = try #require(try await dana.client.groupSessions.deck(session.sessionID).options.first, "the deck has options")
-        _ = try await dana.client.groupSessions.like(optionID: pick.optionID, in: session.sessionID)
-        return (dana, friend, friendID, session.sessionID)
-    }
+    /// The person's life in each app, with the members she meets there.
+    struct World {
+        let context: JourneyContext
+        let clients: Clients
+        let person: Person
 
-    /// FirstDate: her submitted application (identity makes her an applicant).
-    func firstDate() async throws -> Account {
-        let dana = try await signUp("firstdate")
-        for step: Production.SaveApplicationRequest.Step in [
-            .aboutYou(.init(legalName: person.legalName, age: 29, bio: person.bio, neighborhood: "Little Havana")),
-            .story(.init(whyMe: person.whyMe, quizAnswers: ["ideal_date": "cafecito"])),
-            .look(.init(photoIDs: ["p1"], videoSelfieID: "v1")),
-            .consent(.init(acknowledged: true)),
-        ] {
-            _ = try await dana.client.production.saveApplicationStep(step)
+        func signUp(_ app: String) async throws -> Account {
+            let client = try context.client(app, in: clients)
+            let account = try await client.identity.signUpWithEmail(person.email, password: JourneyContext.password)
+            return Account(client: client, id: account.id)
         }
-        _ = try await dana.client.production.submitApplication()
-        return dana
-    }
 
-    /// The Unseen: an encounter she starts, joined by another initiate, messages on both sides.
-    func unseen() async throws -> Account {
-        let dana = try await signUp("unseen")
-        let other = try context.client("unseen", in: clients)
-        _ = try await other.identity.signInAnonymously()
-        let id = try await dana.client.encounters.start().encounterID
-        _ = try await other.encounters.join(id)
-        _ = try await dana.client.encounters.reportMessages(3, in: id)
-        _ = try await other.encounters.reportMessages(3, in: id)
-        return dana
-    }
+        /// ÉLITE: in by a moderator's referral code, a push token, a profile with two photos, a
+        /// like and a match with Ben, a message each way (his reply pushed to her), a report of Ben
+        /// (without a block) and a block of the moderator.
+        func elite() async throws -> (dana: Account, ben: GatewayClient, benID: String, moderatorID: String, matchID: String) {
+            let moderator = try context.client("elite", in: clients)
+            let moderatorID = try await moderator.identity.signUpWithEmail(JourneyContext.email("deletion-mod"),
+                                                                           password: JourneyContext.password).id
+            try await context.stack.grantRole("admin", to: moderatorID, app: "elite")
+            _ = try await moderator.identity.refreshSession()
+            let code = try await moderator.membership.createReferralCode().code
+            let client = try context.client("elite", in: clients)
+            let dana = Account(client: client, id: try await client.identity.signUpWithEmail(
+                person.email, password: JourneyContext.password, referralCode: code).id)
+            let token = JourneyContext.deviceToken()
+            _ = try await client.devices.registerPushToken(token, platform: .apns, environment: .production, deviceID: "dana-phone")
+            var photoIDs: [String] = []
+            for index in 0..<2 {
+                let png = RealPNG.make(width: 300 + index, height: 200, seed: Int.random(in: 0..<Int.max))
+                let blob = try await client.media.upload(png, kind: .photo, contentType: "image/png")
+                photoIDs = try await client.profilePhotos.add(blob.blobID).photos.map(\.blobID)
+            }
+            let spot = Profiles.GeoPoint(latitude: Double.random(in: -60...60), longitude: Double.random(in: -179...179))
+            try await saveProfile(client, name: person.name, bio: person.bio, at: spot, photoIDs: photoIDs)
 
-    private func saveProfile(_ client: GatewayClient, name: String, bio: String, at spot: Profiles.GeoPoint,
-                             photoIDs: [String]) async throws {
-        var fields = Profiles.ProfileFields()
-        fields.displayName = name
-        fields.bio = bio
-        fields.tags = ["jazz"]
-        fields.preferredCuisines = ["Cuban"]
-        fields.location = spot
-        fields.photoIDs = photoIDs
-        fields.active = true
-        _ = try await client.profiles.updateProfile(fields, mask: ["display_name", "bio", "tags", "preferred_cuisines", "location",
-                                                                   "photo_ids", "active"])
+            let ben = try context.client("elite", in: clients)
+            let benID = try await ben.identity.signUpWithEmail(JourneyContext.email("deletion-ben"), password: JourneyContext.password).id
+            _ = try await moderator.membership.approveMember(accountID: benID)
+            _ = try await ben.identity.refreshSession()
+            try await saveProfile(ben, name: "Ben", bio: "Ben's own bio", at: spot, photoIDs: [])
+            _ = try await context.retrying(while: "USER_NOT_FOUND") { try await ben.discovery.swipe(accountID: dana.id, .like) }
+            let liked = try await context.retrying(while: "USER_NOT_FOUND") { try await client.discovery.swipe(accountID: benID, .like) }
+            let match = try #require(liked.match, "her like of Ben makes the match")
+            _ = try await context.retrying(while: "CONVERSATION_NOT_FOUND") { try await client.messaging.conversation(match.matchID) }
+            _ = try await client.messaging.send(text: person.message, in: match.matchID)
+            _ = try await ben.messaging.send(text: "Ben's reply, his own words", in: match.matchID)
+            try await context.push(to: token, category: "message")
+            _ = try await client.safety.report(accountID: benID, reason: .harassment, details: person.reportDetails)
+            _ = try await client.safety.block(accountID: moderatorID)
+            return (dana, ben, benID, moderatorID, match.matchID)
+        }
+
+        /// Momento: her event with a photo of hers.
+        func momento() async throws -> Account {
+            let dana = try await signUp("momento")
+            var request = Momento.CreateEventRequest()
+            request.title = person.eventTitle
+            request.releaseAt = Timestamp(microseconds: Int64((Date().timeIntervalSince1970 + 3600) * 1_000_000))
+            let event = try await dana.client.momento.create(request)
+            let blob = try await dana.client.media.upload(RealPNG.make(width: 240, height: 180, seed: Int.random(in: 0..<Int.max)),
+                                                          kind: .photo, contentType: "image/png")
+            _ = try await dana.client.momento.addPhoto(blobID: blob.blobID, to: event.eventID)
+            return dana
+        }
+
+        /// Swivo: a session she created with a friend, and her like of an option.
+        func swivo() async throws -> (dana: Account, friend: GatewayClient, friendID: String, sessionID: String) {
+            let dana = try await signUp("swivo")
+            let friend = try context.client("swivo", in: clients)
+            let friendID = try await friend.identity.signInAnonymously().id
+            let session = try await dana.client.groupSessions.create(categoryID: "cuisines", quorum: 2)
+            _ = try await friend.groupSessions.join(inviteCode: session.inviteCode)
+            let pick = try #require(try await dana.client.groupSessions.deck(session.sessionID).options.first, "the deck has options")
+            _ = try await dana.client.groupSessions.like(optionID: pick.optionID, in: session.sessionID)
+            return (dana, friend, friendID, session.sessionID)
+        }
+
+        /// FirstDate: her submitted application (identity makes her an applicant).
+        func firstDate() async throws -> Account {
+            let dana = try await signUp("firstdate")
+            for step: Production.SaveApplicationRequest.Step in [
+                .aboutYou(.init(legalName: person.legalName, age: 29, bio: person.bio, neighborhood: "Little Havana")),
+                .story(.init(whyMe: person.whyMe, quizAnswers: ["ideal_date": "cafecito"])),
+                .look(.init(photoIDs: ["p1"], videoSelfieID: "v1")),
+                .consent(.init(acknowledged: true)),
+            ] {
+                _ = try await dana.client.production.saveApplicationStep(step)
+            }
+            _ = try await dana.client.production.submitApplication()
+            return dana
+        }
+
+        /// The Unseen: an encounter she starts, joined by another initiate, messages on both sides.
+        func unseen() async throws -> Account {
+            let dana = try await signUp("unseen")
+            let other = try context.client("unseen", in: clients)
+            _ = try await other.identity.signInAnonymously()
+            let id = try await dana.client.encounters.start().encounterID
+            _ = try await other.encounters.join(id)
+            _ = try await dana.client.encounters.reportMessages(3, in: id)
+            _ = try await other.encounters.reportMessages(3, in: id)
+            return dana
+        }
+
+        private func saveProfile(_ client: GatewayClient, name: String, bio: String, at spot: Profiles.GeoPoint,
+                                 photoIDs: [String]) async throws {
+            var fields = Profiles.ProfileFields()
+            fields.displayName = name
+            fields.bio = bio
+            fields.tags = ["jazz"]
+            fields.preferredCuisines = ["Cuban"]
+            fields.location = spot
+            fields.photoIDs = photoIDs
+            fields.active = true
+            _ = try await client.profiles.updateProfile(fields, mask: ["display_name", "bio", "tags", "preferred_cuisines", "location",
+                                                                       "photo_ids", "active"])
+        }
     }
 }

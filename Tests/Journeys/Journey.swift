@@ -35,12 +35,14 @@ package struct JourneyContext: Sendable {
         }
     }
 
-    /// A new app install: a client of `app` talking to the edge, with its own token store.
-    package func client(_ app: String, in clients: Clients) throws -> GatewayClient {
+    /// A new app install: a client of `app` talking to the edge, with its own token store (a
+    /// new one unless `tokenStore` is given, e.g. to read the session the client keeps).
+    package func client(_ app: String, in clients: Clients, tokenStore: InMemoryTokenStore = InMemoryTokenStore()) throws
+        -> GatewayClient {
         var configuration = GatewayConfiguration(host: stack.edgeHost, port: stack.edgePort, security: stack.edgeSecurity, app: app,
                                                  deviceName: "journey")
         configuration.callObserver = observer
-        let client = try GatewayClient(configuration: configuration, tokenStore: InMemoryTokenStore())
+        let client = try GatewayClient(configuration: configuration, tokenStore: tokenStore)
         clients.add(client)
         return client
     }

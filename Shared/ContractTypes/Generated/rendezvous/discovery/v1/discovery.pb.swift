@@ -1415,4 +1415,15 @@ package struct DiscoveryClient: Sendable {
     package func importInstagram(_ request: Discovery.ImportInstagramRequest, options: CallOptions = CallOptions()) async throws -> Discovery.ImportInstagramResponse {
         try await client.unary(path: "/rendezvous.discovery.v1.Discovery/ImportInstagram", request: request, options: options).message
     }
+
+    /// A copy of the caller's own personal data: what Discovery holds: the member's profile as
+    /// discovery ranks it, the swipes they made, their matches, daily usage and boosts, connections and
+    /// Instagram link, the blocks and reports they made, and the group sessions they created or joined
+    /// with their likes in them. rendezvous/privacy/v1/privacy.proto says what an export holds
+    /// and who may ask.
+    ///
+    /// `/rendezvous.discovery.v1.Discovery/ExportMyData`, unary.
+    package func exportMyData(_ request: Privacy.ExportMyDataRequest, options: CallOptions = CallOptions()) async throws -> Privacy.PersonalDataExport {
+        try await client.unary(path: "/rendezvous.discovery.v1.Discovery/ExportMyData", request: request, options: options).message
+    }
 }

@@ -1669,4 +1669,14 @@ package struct IdentityClient: Sendable {
     package func deleteAccount(_ request: Identity.DeleteAccountRequest = Identity.DeleteAccountRequest(), options: CallOptions = CallOptions()) async throws -> Identity.DeleteAccountResponse {
         try await client.unary(path: "/rendezvous.identity.v1.Identity/DeleteAccount", request: request, options: options).message
     }
+
+    /// A copy of the caller's own personal data: what Identity holds: the account, its credentials
+    /// (without password hashes), sessions, push tokens, profile, membership decisions, referral codes,
+    /// tier grants, App Store purchases, and the blocks and reports the member made.
+    /// rendezvous/privacy/v1/privacy.proto says what an export holds and who may ask.
+    ///
+    /// `/rendezvous.identity.v1.Identity/ExportMyData`, unary.
+    package func exportMyData(_ request: Privacy.ExportMyDataRequest, options: CallOptions = CallOptions()) async throws -> Privacy.PersonalDataExport {
+        try await client.unary(path: "/rendezvous.identity.v1.Identity/ExportMyData", request: request, options: options).message
+    }
 }

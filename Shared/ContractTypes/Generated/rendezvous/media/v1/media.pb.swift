@@ -675,4 +675,14 @@ package struct MediaClient: Sendable {
     package func getDownloadURL(_ request: Media.GetDownloadURLRequest, options: CallOptions = CallOptions()) async throws -> Media.DownloadURL {
         try await client.unary(path: "/rendezvous.media.v1.Media/GetDownloadURL", request: request, options: options).message
     }
+
+    /// A copy of the caller's own personal data: what Media holds: the member's uploads and blobs
+    /// (metadata, and a signed URL to each file), profile photos, the Momento events they created or
+    /// joined and the photos they added. rendezvous/privacy/v1/privacy.proto says what an export
+    /// holds and who may ask.
+    ///
+    /// `/rendezvous.media.v1.Media/ExportMyData`, unary.
+    package func exportMyData(_ request: Privacy.ExportMyDataRequest, options: CallOptions = CallOptions()) async throws -> Privacy.PersonalDataExport {
+        try await client.unary(path: "/rendezvous.media.v1.Media/ExportMyData", request: request, options: options).message
+    }
 }

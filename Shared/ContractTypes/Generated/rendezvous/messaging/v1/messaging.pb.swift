@@ -712,4 +712,14 @@ package struct MessagingClient: Sendable {
     package func getUnreadCount(_ request: Messaging.GetUnreadCountRequest = Messaging.GetUnreadCountRequest(), options: CallOptions = CallOptions()) async throws -> Messaging.UnreadCount {
         try await client.unary(path: "/rendezvous.messaging.v1.Messaging/GetUnreadCount", request: request, options: options).message
     }
+
+    /// A copy of the caller's own personal data: what Messaging holds: the member's conversations and
+    /// the messages in them (sent and received), icebreakers, calls, encounters, push preferences and
+    /// the pushes sent to them. rendezvous/privacy/v1/privacy.proto says what an export holds and
+    /// who may ask.
+    ///
+    /// `/rendezvous.messaging.v1.Messaging/ExportMyData`, unary.
+    package func exportMyData(_ request: Privacy.ExportMyDataRequest, options: CallOptions = CallOptions()) async throws -> Privacy.PersonalDataExport {
+        try await client.unary(path: "/rendezvous.messaging.v1.Messaging/ExportMyData", request: request, options: options).message
+    }
 }

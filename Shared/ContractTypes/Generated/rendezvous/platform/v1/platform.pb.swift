@@ -62,9 +62,10 @@ public enum Platform {
         /// a referral admits them), and the token says so (claim `adm` false). Such an account may
         /// only call what it needs to get admitted (identity: its account and sessions, its own
         /// profile, its push tokens, its entitlements and App Store purchases, its waitlist place and
-        /// referral redemption; media: its uploads and changes to its profile photos) and methods
-        /// whose own rule refuses it with their own reason (admins only: ADMIN_ONLY; referral codes:
-        /// NOT_ACTIVE_MEMBER); every other method of every service refuses it. Not a token failure:
+        /// referral redemption; media: its uploads and changes to its profile photos; every service:
+        /// ExportMyData, its copy of its own data) and methods whose own rule refuses it with their
+        /// own reason (admins only: ADMIN_ONLY; referral codes: NOT_ACTIVE_MEMBER); every other
+        /// method of every service refuses it. Not a token failure:
         /// refreshing does not help until the membership changes (identity's AccountClaimsChanged
         /// makes the old token stale then).
         public static let notAdmitted = ErrorReason(rawValue: 31)
@@ -89,6 +90,9 @@ public enum Platform {
         public static let signedOut = ErrorReason(rawValue: 80)
         /// The client's token store failed.
         public static let tokenStoreFailed = ErrorReason(rawValue: 81)
+        /// Personal data (rendezvous.privacy.v1): an export asked for an account that is not the
+        /// caller's own.
+        public static let notOwnData = ErrorReason(rawValue: 90)
 
         /// The reason as ErrorInfo.reason spells it; nil for a number this contract does not know.
         public var name: String? {
@@ -133,6 +137,7 @@ public enum Platform {
             case 70: "INTERNAL"
             case 80: "SIGNED_OUT"
             case 81: "TOKEN_STORE_FAILED"
+            case 90: "NOT_OWN_DATA"
             default: nil
             }
         }
@@ -180,6 +185,7 @@ public enum Platform {
             case 70: .`internal`
             case 80: .unauthenticated
             case 81: .`internal`
+            case 90: .permissionDenied
             default: .unknown
             }
         }
@@ -227,6 +233,7 @@ public enum Platform {
             case "INTERNAL": self = .`internal`
             case "SIGNED_OUT": self = .signedOut
             case "TOKEN_STORE_FAILED": self = .tokenStoreFailed
+            case "NOT_OWN_DATA": self = .notOwnData
             default: return nil
             }
         }

@@ -3971,6 +3971,16 @@ package struct CastingClient: Sendable {
     package func assignToEpisode(_ request: Production.AssignToEpisodeRequest, options: CallOptions = CallOptions()) async throws -> Production.Application {
         try await client.unary(path: "/rendezvous.production.v1.Casting/AssignToEpisode", request: request, options: options).message
     }
+
+    /// A copy of the caller's own personal data: what Production holds, for every production service
+    /// (Casting, Consent, Dates, Points, ...): the member's applications and casting, consent records,
+    /// matches, dates and their reviews, and points. rendezvous/privacy/v1/privacy.proto says
+    /// what an export holds and who may ask.
+    ///
+    /// `/rendezvous.production.v1.Casting/ExportMyData`, unary.
+    package func exportMyData(_ request: Privacy.ExportMyDataRequest, options: CallOptions = CallOptions()) async throws -> Privacy.PersonalDataExport {
+        try await client.unary(path: "/rendezvous.production.v1.Casting/ExportMyData", request: request, options: options).message
+    }
 }
 
 /// Typed client of `rendezvous.production.v1.Episodes`: one method per RPC.

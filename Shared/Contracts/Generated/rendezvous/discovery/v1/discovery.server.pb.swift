@@ -86,6 +86,15 @@ package protocol DiscoveryProvider: RPCService {
     ///
     /// `/rendezvous.discovery.v1.Discovery/ImportInstagram`, unary.
     func importInstagram(_ request: Discovery.ImportInstagramRequest, context: ServerCallContext) async throws -> Discovery.ImportInstagramResponse
+
+    /// A copy of the caller's own personal data: what Discovery holds: the member's profile as
+    /// discovery ranks it, the swipes they made, their matches, daily usage and boosts, connections and
+    /// Instagram link, the blocks and reports they made, and the group sessions they created or joined
+    /// with their likes in them. rendezvous/privacy/v1/privacy.proto says what an export holds
+    /// and who may ask.
+    ///
+    /// `/rendezvous.discovery.v1.Discovery/ExportMyData`, unary.
+    func exportMyData(_ request: Privacy.ExportMyDataRequest, context: ServerCallContext) async throws -> Privacy.PersonalDataExport
 }
 
 extension DiscoveryProvider {
@@ -128,6 +137,9 @@ extension DiscoveryProvider {
         }
         router.unary(serviceName, "ImportInstagram") { (request: Discovery.ImportInstagramRequest, context) in
             try await self.importInstagram(request, context: context)
+        }
+        router.unary(serviceName, "ExportMyData") { (request: Privacy.ExportMyDataRequest, context) in
+            try await self.exportMyData(request, context: context)
         }
     }
 }

@@ -99,6 +99,14 @@ package protocol IdentityProvider: RPCService {
     ///
     /// `/rendezvous.identity.v1.Identity/DeleteAccount`, unary.
     func deleteAccount(_ request: Identity.DeleteAccountRequest, context: ServerCallContext) async throws -> Identity.DeleteAccountResponse
+
+    /// A copy of the caller's own personal data: what Identity holds: the account, its credentials
+    /// (without password hashes), sessions, push tokens, profile, membership decisions, referral codes,
+    /// tier grants, App Store purchases, and the blocks and reports the member made.
+    /// rendezvous/privacy/v1/privacy.proto says what an export holds and who may ask.
+    ///
+    /// `/rendezvous.identity.v1.Identity/ExportMyData`, unary.
+    func exportMyData(_ request: Privacy.ExportMyDataRequest, context: ServerCallContext) async throws -> Privacy.PersonalDataExport
 }
 
 extension IdentityProvider {
@@ -150,6 +158,9 @@ extension IdentityProvider {
         }
         router.unary(serviceName, "DeleteAccount") { (request: Identity.DeleteAccountRequest, context) in
             try await self.deleteAccount(request, context: context)
+        }
+        router.unary(serviceName, "ExportMyData") { (request: Privacy.ExportMyDataRequest, context) in
+            try await self.exportMyData(request, context: context)
         }
     }
 }

@@ -37,6 +37,14 @@ package protocol MediaProvider: RPCService {
     ///
     /// `/rendezvous.media.v1.Media/GetDownloadURL`, unary.
     func getDownloadURL(_ request: Media.GetDownloadURLRequest, context: ServerCallContext) async throws -> Media.DownloadURL
+
+    /// A copy of the caller's own personal data: what Media holds: the member's uploads and blobs
+    /// (metadata, and a signed URL to each file), profile photos, the Momento events they created or
+    /// joined and the photos they added. rendezvous/privacy/v1/privacy.proto says what an export
+    /// holds and who may ask.
+    ///
+    /// `/rendezvous.media.v1.Media/ExportMyData`, unary.
+    func exportMyData(_ request: Privacy.ExportMyDataRequest, context: ServerCallContext) async throws -> Privacy.PersonalDataExport
 }
 
 extension MediaProvider {
@@ -58,6 +66,9 @@ extension MediaProvider {
         }
         router.unary(serviceName, "GetDownloadURL") { (request: Media.GetDownloadURLRequest, context) in
             try await self.getDownloadURL(request, context: context)
+        }
+        router.unary(serviceName, "ExportMyData") { (request: Privacy.ExportMyDataRequest, context) in
+            try await self.exportMyData(request, context: context)
         }
     }
 }

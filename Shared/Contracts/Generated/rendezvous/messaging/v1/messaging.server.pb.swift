@@ -36,6 +36,14 @@ package protocol MessagingProvider: RPCService {
     ///
     /// `/rendezvous.messaging.v1.Messaging/GetUnreadCount`, unary.
     func getUnreadCount(_ request: Messaging.GetUnreadCountRequest, context: ServerCallContext) async throws -> Messaging.UnreadCount
+
+    /// A copy of the caller's own personal data: what Messaging holds: the member's conversations and
+    /// the messages in them (sent and received), icebreakers, calls, encounters, push preferences and
+    /// the pushes sent to them. rendezvous/privacy/v1/privacy.proto says what an export holds and
+    /// who may ask.
+    ///
+    /// `/rendezvous.messaging.v1.Messaging/ExportMyData`, unary.
+    func exportMyData(_ request: Privacy.ExportMyDataRequest, context: ServerCallContext) async throws -> Privacy.PersonalDataExport
 }
 
 extension MessagingProvider {
@@ -60,6 +68,9 @@ extension MessagingProvider {
         }
         router.unary(serviceName, "GetUnreadCount") { (request: Messaging.GetUnreadCountRequest, context) in
             try await self.getUnreadCount(request, context: context)
+        }
+        router.unary(serviceName, "ExportMyData") { (request: Privacy.ExportMyDataRequest, context) in
+            try await self.exportMyData(request, context: context)
         }
     }
 }

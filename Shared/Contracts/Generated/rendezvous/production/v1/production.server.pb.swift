@@ -47,6 +47,14 @@ package protocol CastingProvider: RPCService {
     ///
     /// `/rendezvous.production.v1.Casting/AssignToEpisode`, unary.
     func assignToEpisode(_ request: Production.AssignToEpisodeRequest, context: ServerCallContext) async throws -> Production.Application
+
+    /// A copy of the caller's own personal data: what Production holds, for every production service
+    /// (Casting, Consent, Dates, Points, ...): the member's applications and casting, consent records,
+    /// matches, dates and their reviews, and points. rendezvous/privacy/v1/privacy.proto says
+    /// what an export holds and who may ask.
+    ///
+    /// `/rendezvous.production.v1.Casting/ExportMyData`, unary.
+    func exportMyData(_ request: Privacy.ExportMyDataRequest, context: ServerCallContext) async throws -> Privacy.PersonalDataExport
 }
 
 extension CastingProvider {
@@ -74,6 +82,9 @@ extension CastingProvider {
         }
         router.unary(serviceName, "AssignToEpisode") { (request: Production.AssignToEpisodeRequest, context) in
             try await self.assignToEpisode(request, context: context)
+        }
+        router.unary(serviceName, "ExportMyData") { (request: Privacy.ExportMyDataRequest, context) in
+            try await self.exportMyData(request, context: context)
         }
     }
 }
