@@ -3,8 +3,9 @@
 # (EndToEndUpgradeTests; compose/SCALING.md, "Upgrades without downtime"): that binary must
 # serve on the schema the current one migrated, alone and beside it.
 #
-# The previous release is the parent of the newest commit that added a migration to the
-# service (more `Migration(version:` under Services/<Name>/ than its parent had), or
+# The previous release is the first parent of the newest commit on this branch's first-parent
+# line (on main: the merge) that added a migration to the service (more `Migration(version:`
+# under Services/<Name>/ than that parent had), so the release main ran before it; or
 # RV_PREVIOUS_RELEASE (a commit) when set. Only the service's product is built, from a copy of
 # that commit's tree kept under .build/previous-release/<service>/, where both the copy and the
 # build stay between runs: the same commit again costs a git call, a newer one only what changed.
@@ -24,8 +25,12 @@ migrations() {
 
 commit="${RV_PREVIOUS_RELEASE:-}"
 if [ -z "$commit" ]; then
-    for candidate in $(git log --format=%H -- "Services/$folder"); do
-        git rev-parse -q --verify "$candidate^" >/dev/null || break
+    for candidate in $(git log --first-parent --format=%H -- "Services/$folder"); do
+        if ! git rev-parse -q --verify "$candidate^" >/dev/null; then
+            [ "$(git rev-parse --is-shallow-repository)" = true ] &&
+                echo "previous-release.sh: a shallow clone lacks the history; git fetch --unshallow" >&2
+            break
+        fi
         if [ "$(migrations "$candidate")" -gt "$(migrations "$candidate^")" ]; then
             commit="$(git rev-parse "$candidate^")"
             break
