@@ -73,9 +73,12 @@ test: export PGOPTIONS = -c synchronous_commit=off
 test: deps
 	bash compose/local/db.sh start
 	bash Tests/InteropTests/Fixtures/gen_protos.sh
-	@# The base images (debootstrap and apt: mostly waiting on the mirror) beside the build.
-	bash compose/podman/base-images.sh & base=$$!; $(SWIFT) build --build-tests; built=$$?; \
-	  wait $$base && exit $$built
+	@# The base images (debootstrap and apt: mostly waiting on the mirror) and discovery's release
+	@# from before its newest migration, for EndToEndUpgradeTests (cached by commit), beside the build.
+	bash compose/podman/base-images.sh & base=$$!; \
+	  SWIFT=$(SWIFT) bash Tests/previous-release.sh discovery >/dev/null & previous=$$!; \
+	  $(SWIFT) build --build-tests; built=$$?; \
+	  wait $$previous; previous=$$?; wait $$base && [ $$previous = 0 ] && exit $$built
 	@# compose/ without containers: config consistency, each executable started with its compose
 	@# environment (5-20 s).
 	bash compose/validate.sh

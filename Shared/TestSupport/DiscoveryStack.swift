@@ -84,14 +84,16 @@ package final class DiscoveryStack: Sendable {
     }
 
     /// Another `discovery` executable on this stack's identity and database: a second instance,
-    /// or (with the `port` of one that was killed) its restart. `environment` adds to the settings.
-    package func startDiscovery(port: Int = 0, environment: [String: String] = [:]) async throws -> EndToEndServiceProcess {
-        try await Self.startDiscovery(identityPort: identity.port, port: port, environment: environment)
+    /// or (with the `port` of one that was killed) its restart, or another release's (`executable`).
+    /// `environment` adds to the settings.
+    package func startDiscovery(port: Int = 0, executable: String? = nil,
+                                environment: [String: String] = [:]) async throws -> EndToEndServiceProcess {
+        try await Self.startDiscovery(identityPort: identity.port, port: port, executable: executable, environment: environment)
     }
 
-    private static func startDiscovery(identityPort: Int, port: Int = 0,
+    private static func startDiscovery(identityPort: Int, port: Int = 0, executable: String? = nil,
                                        environment extra: [String: String] = [:]) async throws -> EndToEndServiceProcess {
-        try await EndToEndServiceProcess.start("discovery", environment: [
+        try await EndToEndServiceProcess.start("discovery", executable: executable, environment: [
             "RV_DISCOVERY_PORT": String(port), "RV_DISCOVERY_ADMIN_PORT": "0", "RV_PG_URL_DISCOVERY": postgresURL(role: "discovery"),
             "RV_IDENTITY_ADDRESS": "127.0.0.1:\(identityPort)", "RV_LOG_LEVEL": "warning",
             "RV_SERVICE_NAME": "discovery", "RV_SERVICE_SECRET": discoverySecret,

@@ -30,11 +30,12 @@ package final class EndToEndServiceProcess: Sendable {
         if process.isRunning { Glibc.kill(process.processIdentifier, SIGKILL) }
     }
 
-    /// Starts executable `name` from this build and waits (on a thread of its own, never one of
-    /// Swift's few cooperative threads) for its listening line.
-    package static func start(_ name: String, environment: [String: String],
+    /// Starts executable `name` from this build (or the one at `executable`, e.g. an earlier
+    /// release's) and waits (on a thread of its own, never one of Swift's few cooperative
+    /// threads) for its listening line.
+    package static func start(_ name: String, executable: String? = nil, environment: [String: String],
                       timeout: Duration = .seconds(60)) async throws -> EndToEndServiceProcess {
-        let executable = try RepositoryPaths.builtExecutable(name)
+        let executable = try executable ?? RepositoryPaths.builtExecutable(name)
         return try await Subprocess.onDedicatedThread {
             Result { try launch(name: name, executable: executable, environment: environment, timeout: timeout) }
         }.get()

@@ -83,6 +83,23 @@ import TestSupport
         }
     }
 
+    /// A rollout runs the previous release beside the new one, and a rollback starts it again on
+    /// the schema the new one migrated: versions it does not know are no reason to refuse.
+    @Test func olderRelease_onASchemaWithNewerVersions_startsAndAppliesNothing() async throws {
+        try await withSchema { schema in
+            let pool = try await TestDatabase.makePool()
+            defer { pool.close() }
+            #expect(try await Migrator(schema: schema, migrations: migrations).migrate(pool) == [1, 2, 3])
+            #expect(try await Migrator(schema: schema, migrations: Array(migrations.prefix(2))).migrate(pool) == [])
+            let versions = try await pool.withConnection { connection in
+                try await connection.query("SELECT version FROM \(schema).schema_migrations ORDER BY version")
+            }
+            #expect(try versions.map { try $0.decode(0, as: Int.self) } == [1, 2, 3])
+            // The column the newer release added is still there for it.
+            _ = try await pool.withConnection { try await $0.query("SELECT note FROM \(schema).counter") }
+        }
+    }
+
     @Test func invalidInput_isRejectedBeforeTouchingTheDatabase() async throws {
         let pool = try await TestDatabase.makePool()
         defer { pool.close() }

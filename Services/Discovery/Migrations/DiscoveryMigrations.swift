@@ -79,7 +79,7 @@ enum DiscoveryMigrations {
                 """),
             Migration(version: 3, name: "event cursors", sql: EventConsumer.ddl(schema: "discovery")),
         ] + outbox.migrations(from: 4) + [outbox.occurredAtIndexMigration(version: 6), groupSessions, SessionCatalog.seed, recencyIndex, memberSettings, connections, instagram,
-                likeIDs, admission, feedVersions, swipeFunction]
+                likeIDs, admission, feedVersions, swipeFunction, olderSwipeWriters]
     }
 
     /// Swivo's group sessions: categories and their options (seeded by `SessionCatalog`), sessions
@@ -194,7 +194,8 @@ enum DiscoveryMigrations {
     /// What feeds' cached windows are checked against (`FeedStamp`, `FeedWindowCache`): a version
     /// per app, bumped by every change of its profiles (statement triggers: a bulk load bumps
     /// once) or of connections (mutual counts), and one per member, bumped by their swipes (since
-    /// migration 16 by `discovery.swipe`, their one writer), by blocks either way and by their
+    /// migration 16 by `discovery.swipe`, this release's one writer; older releases' swipes by
+    /// migration 17's trigger), by blocks either way and by their
     /// reports. Triggers, so that every writer bumps them, on every instance. And the app's
     /// latest listing, one index probe away.
     static let feedVersions = Migration(version: 15, name: "feed versions", sql: """
