@@ -14,8 +14,9 @@
   network     a call the rendered configuration makes (RV_<X>_ADDRESS, the edge's upstreams,
               RV_PG_URL_<X>, DNS) that the rendered NetworkPolicies block; a service-to-service
               call they allow that no consumer contract (Shared/Contracts/Consumers) declares
-  monitoring  no Prometheus (base/prometheus.yaml), or one whose ConfigMap lacks the file its
-              --config.file or rule_files name; kubernetes_sd_configs without a ServiceAccount
+  monitoring  no Prometheus (base/prometheus.yaml), or one with a dev image in prod, or whose
+              ConfigMap lacks the file its --config.file or rule_files name; kubernetes_sd_configs
+              without a ServiceAccount
               allowed to list and watch Pods; a service or the edge not annotated for scraping, or
               a scraped port its Pod does not declare or the NetworkPolicies keep Prometheus from;
               a Pod other than Prometheus (the edge for media's downloads) that can reach a
@@ -539,6 +540,9 @@ def check_monitoring(report, overlay, r):
         report.fail("monitoring", f"{overlay}: no Prometheus workload (base/prometheus.yaml)")
         return
     c = prom.spec["containers"][0]
+    image = c.get("image", "")
+    if overlay == "prod" and (image.endswith(":dev") or image.startswith("rendezvous/")):
+        report.fail("monitoring", f"{overlay}: prometheus: image {image}: prod sets the registry and tag (images: in its kustomization)")
     args = (c.get("command") or []) + (c.get("args") or [])
     config_file = next((a.split("=", 1)[1] for a in args if a.startswith("--config.file=")), None)
     files = {}  # path in the container -> contents, from ConfigMap volumes
