@@ -7,7 +7,8 @@ import Foundation
 /// (syslog over UDP: nginx never blocks on it), read on a thread of its own and counted.
 ///
 /// Loopback UDP loses a datagram only when the socket's receive buffer is full; the buffer is
-/// raised to hold a few seconds of a busy edge's lines.
+/// raised to hold a few seconds of a busy edge's lines. The socket is rendezvous-edge's for its
+/// whole life (the thread reads until the process exits), so nothing closes it.
 final class EdgeLogReceiver: @unchecked Sendable {
     // @unchecked Sendable: `fd` is set in init and never changes; only the reading thread uses it
     // after `start`.
