@@ -42,7 +42,7 @@ proto-baseline: deps
 	python3 Tests/ContractsTests/Fixtures/breaking.py snapshot --proto-root proto-docs \
 	  --out Tests/ContractsTests/Fixtures/baseline/descriptor_set.txtpb
 
-## images: every image from compose/Dockerfile with podman (the services', the edge's, Postgres's), the
+## images: every image from compose/Dockerfile with podman (the services', the edge's, Postgres's, Prometheus'), the
 ## Swift build stage included; the base images are made locally first when missing (no registry here).
 images: deps
 	bash compose/images.sh
@@ -96,8 +96,9 @@ test: deps
 	@# Two test processes side by side, each one test at a time and on a database of its own
 	@# (see the script).
 	SWIFT=$(SWIFT) bash Tests/run-swift-tests.sh
-	@# Then the journeys through compose's containers, alone: beside the shards (the contract sweep
-	@# among them) the 2 cores starved the eight containers and calls ran past their deadlines.
+	@# Then the journeys through compose's containers (with Prometheus scraping them, the edge's
+	@# metrics included), alone: beside the shards (the contract sweep among them) the 2 cores
+	@# starved the eight containers and calls ran past their deadlines.
 	RV_CONTAINER_TESTS=1 SWIFT=$(SWIFT) bash Tests/run-swift-tests.sh --filter ContainerJourneyTests
 
 ## run: Postgres, every service, the edge and Prometheus (http://127.0.0.1:7190) in the foreground until Ctrl-C.

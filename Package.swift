@@ -152,8 +152,10 @@ let package = Package(
                                                                 .product(name: "Histogram", package: "hdrhistogram-swift")],
                           path: "Tests/Benchmarks/CapacityBench", swiftSettings: swiftSettings),
 
-        // The edge container's entry point: nginx with its upstream names kept resolved.
-        .executableTarget(name: "EdgeRunner", path: "Shared/EdgeRunner", swiftSettings: swiftSettings),
+        // The edge container's entry point: nginx with its upstream names kept resolved, and its
+        // responses counted for Prometheus on the services' admin listener.
+        .executableTarget(name: "EdgeRunner", dependencies: ["Runtime", "RPCCore", .product(name: "Metrics", package: "swift-metrics")],
+                          path: "Shared/EdgeRunner", swiftSettings: swiftSettings),
 
         // Tests.
         .testTarget(name: "WireTests", dependencies: ["Wire"], swiftSettings: swiftSettings),

@@ -3,6 +3,7 @@
 #   rendezvous/<service>:TAG   interop identity discovery messaging production media (stage service)
 #   rendezvous/edge:TAG        the gRPC edge (stage edge)
 #   rendezvous/postgres:TAG    Postgres 15 + PostGIS (stage postgres)
+#   rendezvous/prometheus:TAG  Debian's Prometheus (stage prometheus; docker-compose.monitoring.yml)
 # TAG is $RV_IMAGE_TAG (default dev). The base images are made locally first when missing
 # (compose/podman/base-images.sh); builds never pull (--pull=never) and keep HEALTHCHECK
 # (--format docker). The Swift build stage runs once for all of them (podman's layer cache).
@@ -14,7 +15,7 @@ root="$(cd "$here/.." && pwd)"
 export CONTAINERS_CONF="${CONTAINERS_CONF:-$here/podman/containers.conf}"
 tag="${RV_IMAGE_TAG:-dev}"
 SERVICES=(interop identity discovery messaging production media)
-all=("${SERVICES[@]}" edge postgres)
+all=("${SERVICES[@]}" edge postgres prometheus)
 [ $# -gt 0 ] && wanted=("$@") || wanted=("${all[@]}")
 
 command -v podman >/dev/null || { echo "images.sh: podman is not installed (make deps)" >&2; exit 2; }
@@ -28,7 +29,7 @@ build() {
     local name=$1 started=$SECONDS
     local args=(--pull=never --format docker -f "$here/Dockerfile" -t "rendezvous/$name:$tag")
     case "$name" in
-        edge|postgres) args+=(--target "$name") ;;
+        edge|postgres|prometheus) args+=(--target "$name") ;;
         *) local p; p="$(port "$name")"; [ -n "$p" ] || { echo "images.sh: no RV_${name^^}_PORT in env/$name.env" >&2; exit 2; }
            args+=(--target service --build-arg "PRODUCT=$(product "$name")" --build-arg "PORT=$p") ;;
     esac

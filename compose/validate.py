@@ -253,7 +253,8 @@ def ready(name, ports, health_cli):
 
 def check_edge_routes(ports):
     """The compose config with its names pointed at the running executables and a fresh
-    certificate: nginx takes it, and a gRPC health check through it reaches interop."""
+    certificate, run as the edge image runs it (rendezvous-edge with its metrics listener): nginx
+    takes it, a gRPC health check through it reaches interop, and rendezvous-edge counts it."""
     with open(os.path.join(COMPOSE, "nginx/rendezvous.conf")) as handle:
         config = handle.read()
     work = tempfile.mkdtemp(prefix="rv-edge-")
@@ -265,14 +266,18 @@ def check_edge_routes(ports):
         config = config.replace("listen 0.0.0.0:8443", f"listen 127.0.0.1:{edge_port}")
         config = config.replace("listen 0.0.0.0:8080", f"listen 127.0.0.1:{free_port()}")
         config = config.replace("listen 127.0.0.1:8081", f"listen 127.0.0.1:{free_port()}")
+        metrics_port = free_port()
+        config = config.replace("syslog:server=127.0.0.1:8082,", f"syslog:server=127.0.0.1:{metrics_port},")
         for name, (port, admin) in ports.items():
             config = re.sub(rf"server {name}:\d+;", f"server 127.0.0.1:{port};", config)
         config = re.sub(r"server media:7205;", f"server 127.0.0.1:{ports['media'][1]};", config)
         os.makedirs(os.path.join(work, "run"))
-        with open(os.path.join(work, "run/nginx.conf"), "w") as handle:
+        with open(os.path.join(work, "run/edge.conf"), "w") as handle:
             handle.write(config)
         nginx = shutil.which("nginx") or "/usr/sbin/nginx"
-        edge = subprocess.Popen([nginx, "-p", os.path.join(work, "run") + "/", "-c", os.path.join(work, "run/nginx.conf")],
+        edge = subprocess.Popen([os.path.join(BIN, "rendezvous-edge"), "--config", os.path.join(work, "run/edge.conf"),
+                                 "--prefix", os.path.join(work, "run") + "/", "--nginx", nginx,
+                                 "--metrics", f"127.0.0.1:{metrics_port}"],
                                 stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
         try:
             deadline = time.monotonic() + 10
@@ -291,6 +296,16 @@ def check_edge_routes(ports):
                 ok("edge: the compose config, pointed at the executables, routes a gRPC health check over TLS to SERVING")
             else:
                 fail(f"edge: health check through the compose config answered {answer!r}")
+            series = 'edge_responses_total{route="interop",method="/grpc.health.v1.Health/Check",code="OK"}'
+            scrape, counted_by = "", time.monotonic() + 5
+            while time.monotonic() < counted_by and series not in scrape:
+                with urllib.request.urlopen(f"http://127.0.0.1:{metrics_port}/metrics", timeout=5) as response:
+                    scrape = response.read().decode()
+                time.sleep(0.05)
+            if series in scrape:
+                ok("edge: rendezvous-edge counted the health check (" + series + ")")
+            else:
+                fail(f"edge: rendezvous-edge's /metrics has no {series}: {scrape!r}")
         finally:
             edge.terminate()
             edge.wait(timeout=10)

@@ -8,7 +8,8 @@
 #    (the Dockerfile itself is proven by building it: compose/images.sh, `make images`)
 #  - postgres/10-service-roles.sh on a scratch database of the local test cluster;
 #  - each executable started with its compose environment (names -> 127.0.0.1, free ports, the
-#    local Postgres) until ready, and the compose edge config routing a health check over TLS.
+#    local Postgres) until ready, and the compose edge config run by rendezvous-edge as in its
+#    image, routing a health check over TLS and counting it on its metrics listener.
 #   usage: RV_PG_PORT=... compose/validate.sh   (RV_BIN_DIR: the executables, default .build/debug)
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"

@@ -2,8 +2,9 @@ package import Foundation
 
 /// `compose/docker-compose.yml` run by podman-compose from the images `make images` built
 /// (`RV_IMAGE_TAG`, default dev): Postgres with PostGIS, the five services, interop and the edge,
-/// each in a container on the project's own network. Nothing is shared with this host but the
-/// edge's TLS port, published on a free loopback port, and the fake APNs messaging pushes to,
+/// each in a container on the project's own network, with Prometheus beside them
+/// (`docker-compose.monitoring.yml`). Nothing is shared with this host but the edge's TLS port and
+/// Prometheus' port, published on free loopback ports, and the fake APNs messaging pushes to,
 /// which the containers reach as host.containers.internal. Secrets are made for the run;
 /// `stop()` takes everything down, volumes included. podman's resolver (aardvark-dns 1.4)
 /// loses queries whenever a container starts, so the run adds `podman/fixed-addresses.yml`,
@@ -14,6 +15,8 @@ package final class ContainerStack: Sendable {
     /// podman-compose's project: the prefix of every container, network and volume of the run.
     package let project: String
     package let edgePort: Int
+    /// Prometheus' HTTP API and UI on 127.0.0.1.
+    package let prometheusPort: Int
     /// The CA that signed the edge's certificate (compose/nginx/make-cert.sh).
     package let caFile: String
     /// The fake APNs messaging pushes to.
@@ -22,10 +25,11 @@ package final class ContainerStack: Sendable {
     private let environment: [String: String]
     private let composeFiles: [String]
 
-    private init(project: String, edgePort: Int, caFile: String, pushes: FakeAPNs, directory: URL,
+    private init(project: String, edgePort: Int, prometheusPort: Int, caFile: String, pushes: FakeAPNs, directory: URL,
                  environment: [String: String], composeFiles: [String]) {
         self.project = project
         self.edgePort = edgePort
+        self.prometheusPort = prometheusPort
         self.caFile = caFile
         self.pushes = pushes
         self.directory = directory
@@ -76,11 +80,13 @@ package final class ContainerStack: Sendable {
             "RV_IMAGE_TAG": ProcessInfo.processInfo.environment["RV_IMAGE_TAG"] ?? "dev",
             "RV_EDGE_ADDRESS": "127.0.0.1", "RV_EDGE_PORT": String(try LocalPort.free()),
             "RV_EDGE_HTTP1_PORT": String(try LocalPort.free()), "RV_EDGE_TLS_DIR": tls.path,
+            "RV_PROMETHEUS_PORT": String(try LocalPort.free()),
             "RV_IDENTITY_KEY_ENCRYPTION_KEY": Data((0..<32).map { _ in UInt8.random(in: 0...255) }).base64EncodedString()
                 .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_"),
             "RV_MEDIA_URL_SECRET": secret("media-url-secret"),
-            // podman/fixed-addresses.yml's network, one of its own per run.
-            "RV_COMPOSE_SUBNET": "10.89.\(Int.random(in: 200...254))",
+            // podman/fixed-addresses.yml's network, one of its own per run (RV_COMPOSE_SUBNET pins it
+            // where other deployments share the host).
+            "RV_COMPOSE_SUBNET": ProcessInfo.processInfo.environment["RV_COMPOSE_SUBNET"] ?? "10.89.\(Int.random(in: 200...254))",
         ]
         var credentials: [String] = []
         for service in services {
@@ -92,10 +98,12 @@ package final class ContainerStack: Sendable {
         environment["RV_SERVICE_CREDENTIALS"] = credentials.joined(separator: ",")
 
         let stack = ContainerStack(project: "rvtest\(id)", edgePort: Int(environment["RV_EDGE_PORT"]!)!,  // set above
+                                   prometheusPort: Int(environment["RV_PROMETHEUS_PORT"]!)!,  // set above
                                    caFile: tls.appendingPathComponent("ca.pem").path, pushes: pushes, directory: directory,
                                    environment: environment,
                                    composeFiles: [compose.appendingPathComponent("docker-compose.yml").path,
                                                   compose.appendingPathComponent("podman/fixed-addresses.yml").path,
+                                                  compose.appendingPathComponent("docker-compose.monitoring.yml").path,
                                                   overrideFile.path])
         do {
             try await stack.compose(["up", "-d"], timeout: timeout)
@@ -137,7 +145,7 @@ package final class ContainerStack: Sendable {
     /// failed calls stay within what a CI report keeps.
     package func logs() async -> String {
         var text = ""
-        for service in ["postgres"] + Self.services + ["interop", "edge"] {
+        for service in ["postgres"] + Self.services + ["interop", "edge", "prometheus"] {
             guard let result = try? await Subprocess.run("/usr/bin/podman", ["logs", container(service)],
                                                          environment: environment, timeout: .seconds(20)) else {
                 text += "\(service) log: (none)\n"

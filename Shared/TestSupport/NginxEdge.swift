@@ -28,6 +28,9 @@ package final class NginxEdge: @unchecked Sendable {
         package var uploadMax = "40m"
         /// One line per call with the instance that took it (`NginxEdge.accessLog`).
         package var accessLog = false
+        /// nginx run by `rendezvous-edge` as in the edge's image, counting every response for
+        /// Prometheus on its admin listener (`NginxEdge.metricsPort`).
+        package var metrics = false
 
         package init(upstreams: [String: [Int]] = [:], downloads: [Int] = [], tls: Bool = false) {
             self.upstreams = upstreams
@@ -42,6 +45,8 @@ package final class NginxEdge: @unchecked Sendable {
     /// sonora; grpc_pass carries it to the services, which speak gRPC-Web too). With `tls` they
     /// also reach `port` by ALPN http/1.1.
     package let http1Port: Int
+    /// rendezvous-edge's admin listener (`/metrics`) when started with `options.metrics`.
+    package let metricsPort: Int?
     /// The rendered configuration, for a failure's report.
     package let configuration: String
     let directory: URL
@@ -117,6 +122,8 @@ package final class NginxEdge: @unchecked Sendable {
         }
         arguments += ["--http1-listen", "127.0.0.1:\(http1Port)"]
         if options.accessLog { arguments += ["--access-log", directory.appendingPathComponent("logs/access.log").path] }
+        metricsPort = options.metrics ? try LocalPort.free() : nil
+        if let metricsPort { arguments += ["--metrics-port", String(metricsPort)] }
         for (service, ports) in options.upstreams.sorted(by: { $0.key < $1.key }) where !ports.isEmpty {
             arguments += ["--upstream", service + "=" + ports.map { "127.0.0.1:\($0)" }.joined(separator: ",")]
         }
@@ -135,13 +142,22 @@ package final class NginxEdge: @unchecked Sendable {
             throw SubprocessError(message: "nginx is not installed (make deps installs it)")
         }
         process = Process()
-        process.executableURL = URL(fileURLWithPath: nginx)
-        process.arguments = ["-p", directory.path + "/", "-c", configFile.path]
+        if let metricsPort {
+            // rendezvous-edge writes the configuration nginx runs into the prefix (nginx.conf).
+            let source = directory.appendingPathComponent("edge.conf")
+            try configuration.write(to: source, atomically: true, encoding: .utf8)
+            process.executableURL = URL(fileURLWithPath: try RepositoryPaths.builtExecutable("rendezvous-edge"))
+            process.arguments = ["--config", source.path, "--prefix", directory.path + "/", "--nginx", nginx,
+                                 "--metrics", "127.0.0.1:\(metricsPort)"]
+        } else {
+            process.executableURL = URL(fileURLWithPath: nginx)
+            process.arguments = ["-p", directory.path + "/", "-c", configFile.path]
+        }
         try process.run()
         // Ready when the ports accept connections.
         let deadline = Date().addingTimeInterval(10)
         while Date() < deadline {
-            if Self.canConnect(port: port) && Self.canConnect(port: http1Port) { return }
+            if Self.canConnect(port: port) && Self.canConnect(port: http1Port) && metricsPort.map { Self.canConnect(port: $0) } != false { return }
             guard process.isRunning else { break }
             Thread.sleep(forTimeInterval: 0.05)
         }
@@ -150,7 +166,8 @@ package final class NginxEdge: @unchecked Sendable {
         throw SubprocessError(message: "nginx did not start: \(log)")
     }
 
-    /// The nginx master's process id (its worker is the master's child).
+    /// The nginx master's process id (its worker is the master's child); rendezvous-edge's, the
+    /// master's parent, with `options.metrics`.
     package var pid: Int32 { process.processIdentifier }
 
     /// The edge's error log so far (refused calls, upstream failures), for assertions and reports.

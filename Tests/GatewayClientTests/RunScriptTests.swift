@@ -26,11 +26,12 @@ import Testing
         }
         let edgePort = try base()
         let prometheusPort = try base()
+        let edgeMetricsPort = try base()
         var environment = ProcessInfo.processInfo.environment
         let binaries = URL(fileURLWithPath: try RepositoryPaths.builtExecutable("identity")).deletingLastPathComponent().path
         environment.merge([
             "RV_BIN_DIR": binaries, "RV_INSTANCES": "2", "RV_EDGE_DIR": folder.path, "RV_EDGE_PORT": String(edgePort),
-            "RV_EDGE_HTTP1_PORT": String(try base()),
+            "RV_EDGE_HTTP1_PORT": String(try base()), "RV_EDGE_METRICS_PORT": String(edgeMetricsPort),
             "RV_LOG_LEVEL": "error", "RV_SHUTDOWN_GRACE_SECONDS": "1",
             "RV_INTEROP_PORT": String(try base()), "RV_INTEROP_ADMIN_PORT": String(try base()),
             "RV_PROMETHEUS_PORT": String(prometheusPort), "RV_PROMETHEUS_DIR": folder.appendingPathComponent("prometheus").path,
@@ -83,6 +84,8 @@ import Testing
         for (service, admin) in adminPorts {
             #expect(scraped[service] == ["127.0.0.1:\(admin)", "127.0.0.1:\(admin + 10)"], "\(service): \(scraped)")
         }
+        // And the edge's metrics (rendezvous-edge's admin listener), as service "edge".
+        #expect(scraped["edge"] == ["127.0.0.1:\(edgeMetricsPort)"], "\(scraped)")
 
         // run.sh says it is running once every listener accepts connections.
         let client = try GatewayClient(configuration: GatewayConfiguration(host: "localhost", port: edgePort,
@@ -94,6 +97,15 @@ import Testing
         for port in identityPorts {
             #expect(accessLog.contains("127.0.0.1:\(port) "), "instance on \(port) took no call:\n\(accessLog)")
         }
+        // The edge counted the six sign-ins (nginx logs a response once it has ended).
+        var metrics = ""
+        let countedBy = ContinuousClock.now + .seconds(5)
+        repeat {
+            metrics = try await HTTPProbe.get("/metrics", port: edgeMetricsPort).body
+            if Self.responses(metrics, route: "identity", code: "OK") >= 6 { break }
+            try await Task.sleep(for: .milliseconds(50))
+        } while ContinuousClock.now < countedBy
+        #expect(Self.responses(metrics, route: "identity", code: "OK") == 6, "\(metrics)")
 
         script.terminate()
         let stopBy = ContinuousClock.now + .seconds(20)
@@ -101,6 +113,15 @@ import Testing
         #expect(!script.isRunning, "run.sh did not stop on SIGTERM")
         #expect(!NginxEdge.canConnect(port: edgePort))
         #expect(!NginxEdge.canConnect(port: prometheusPort))
+        #expect(!NginxEdge.canConnect(port: edgeMetricsPort))
         for port in identityPorts { #expect(!NginxEdge.canConnect(port: port)) }
+    }
+
+    /// The sum of `edge_responses_total` over the series of `route` answered `code` in a scrape.
+    static func responses(_ scrape: String, route: String, code: String) -> Double {
+        scrape.split(separator: "\n")
+            .filter { $0.hasPrefix("edge_responses_total{") && $0.contains("route=\"\(route)\"") && $0.contains("code=\"\(code)\"") }
+            .compactMap { $0.split(separator: " ").last.flatMap { Double($0) } }
+            .reduce(0, +)
     }
 }

@@ -14,6 +14,13 @@
   network     a call the rendered configuration makes (RV_<X>_ADDRESS, the edge's upstreams,
               RV_PG_URL_<X>, DNS) that the rendered NetworkPolicies block; a service-to-service
               call they allow that no consumer contract (Shared/Contracts/Consumers) declares
+  monitoring  no Prometheus (base/prometheus.yaml), or one with a dev image in prod, or whose
+              ConfigMap lacks the file its --config.file or rule_files name; kubernetes_sd_configs
+              without a ServiceAccount
+              allowed to list and watch Pods; a service or the edge not annotated for scraping, or
+              a scraped port its Pod does not declare or the NetworkPolicies keep Prometheus from;
+              a Pod other than Prometheus (the edge for media's downloads) that can reach a
+              service's admin port
 
 The network checks evaluate the rendered NetworkPolicies as a cluster would (selectors, named
 ports, policy types; default deny once a policy selects a Pod), so they test what is deployed.
@@ -47,9 +54,11 @@ OVERLAYS = {"dev": 1, "prod": 2}  # overlay: replicas per Deployment
 SERVICES = netgen.SERVICES
 WORKLOADS = SERVICES + ["interop", "edge"]
 PRESTOP_SECONDS_MIN = 3
-# Stand-ins for places outside the cluster: a managed Postgres and an HTTPS API on the internet.
+# Stand-ins for places outside the cluster: a managed Postgres and an HTTPS API on the internet;
+# the API server's endpoint (no Pod).
 EXTERNAL_POSTGRES = "203.0.113.10"
 EXTERNAL_HTTPS = "198.51.100.7"
+API_SERVER = "192.0.2.10"
 
 
 class Report:
@@ -525,6 +534,82 @@ def check_network(report, overlay, r, declared):
     return needed
 
 
+def check_monitoring(report, overlay, r):
+    prom = r.pods.get("prometheus")
+    if prom is None:
+        report.fail("monitoring", f"{overlay}: no Prometheus workload (base/prometheus.yaml)")
+        return
+    c = prom.spec["containers"][0]
+    image = c.get("image", "")
+    if overlay == "prod" and (image.endswith(":dev") or image.startswith("rendezvous/")):
+        report.fail("monitoring", f"{overlay}: prometheus: image {image}: prod sets the registry and tag (images: in its kustomization)")
+    args = (c.get("command") or []) + (c.get("args") or [])
+    config_file = next((a.split("=", 1)[1] for a in args if a.startswith("--config.file=")), None)
+    files = {}  # path in the container -> contents, from ConfigMap volumes
+    volumes = {v["name"]: v for v in prom.spec.get("volumes", [])}
+    for m in c.get("volumeMounts", []):
+        cm_name = (volumes.get(m["name"], {}).get("configMap") or {}).get("name")
+        for key, text in ((r.get("ConfigMap", cm_name) or {}).get("data") or {}).items() if cm_name else []:
+            files[m["mountPath"].rstrip("/") + "/" + key] = text
+    if config_file not in files:
+        report.fail("monitoring", f"{overlay}: prometheus: --config.file {config_file} is in none of its ConfigMaps")
+        return
+    config = yaml.safe_load(files[config_file])
+    for rule_file in config.get("rule_files", []):
+        if rule_file not in files:
+            report.fail("monitoring", f"{overlay}: prometheus: rule file {rule_file} is in none of its ConfigMaps")
+    if any(sd.get("role") == "pod" for job in config.get("scrape_configs", []) for sd in job.get("kubernetes_sd_configs", [])):
+        account = prom.spec.get("serviceAccountName", "default")
+        allowed = set()
+        for binding in r.by_kind.get("RoleBinding", {}).values():
+            if not any(s.get("kind") == "ServiceAccount" and s.get("name") == account for s in binding.get("subjects", [])):
+                continue
+            role = r.get(binding["roleRef"]["kind"], binding["roleRef"]["name"]) or {}
+            for rule in role.get("rules", []):
+                if "" in rule.get("apiGroups", []) and {"pods", "*"} & set(rule.get("resources", [])):
+                    allowed |= set(rule.get("verbs", []))
+        if not ({"list", "watch"} <= allowed or "*" in allowed):
+            report.fail("monitoring", f"{overlay}: prometheus: ServiceAccount {account} may not list and watch pods "
+                                      f"(kubernetes_sd_configs role pod); it may: {sorted(allowed) or 'nothing'}")
+        if prom.spec.get("automountServiceAccountToken") is False:
+            report.fail("monitoring", f"{overlay}: prometheus: no service account token mounted for kubernetes_sd_configs")
+        blocked = connection_allowed(r.policies, prom, API_SERVER, 6443)
+        if blocked:
+            report.fail("monitoring", f"{overlay}: prometheus cannot reach the API server (6443): {blocked}")
+    # Every service and the edge scraped, on a port its Pod declares and Prometheus may reach.
+    for name in SERVICES + ["edge"]:
+        pod = r.pods.get(name)
+        if pod is None:
+            continue
+        annotations = (r.get("Deployment", name) or r.get("StatefulSet", name))["spec"]["template"]["metadata"].get("annotations", {})
+        if annotations.get("prometheus.io/scrape") != "true":
+            report.fail("monitoring", f"{overlay}: {name} is not annotated prometheus.io/scrape: \"true\"")
+            continue
+        port = int(annotations.get("prometheus.io/port", 0))
+        declared = {p["containerPort"] for ct in pod.spec["containers"] for p in ct.get("ports", [])}
+        if port not in declared:
+            report.fail("monitoring", f"{overlay}: {name}: prometheus.io/port {port} is not a port its container declares")
+        blocked = connection_allowed(r.policies, prom, pod, port)
+        if blocked:
+            report.fail("monitoring", f"{overlay}: prometheus cannot scrape {name} on {port}: {blocked}")
+    # The admin ports: Prometheus, and the edge for media's signed downloads; nobody else, not even
+    # a Pod labelled prometheus in another namespace.
+    admin_ports = netgen.ports()
+    impostor = Pod("prometheus", "elsewhere", dict(prom.labels), {"containers": []})
+    for svc in SERVICES:
+        pod = r.pods.get(svc)
+        if pod is None:
+            continue
+        admin = admin_ports[svc][1]
+        for other in list(r.pods.values()) + [impostor]:
+            if other is pod or other is prom or (svc == "media" and other.name == "edge"):
+                continue
+            if connection_allowed(r.policies, other, pod, admin) is None:
+                where = "" if other is not impostor else " (a Pod labelled prometheus in another namespace)"
+                report.fail("monitoring", f"{overlay}: {other.name}{where} can reach {svc}'s admin port {admin}; "
+                                          f"only Prometheus may")
+
+
 def main(argv):
     verbose = "-v" in argv[1:]
     started = time.monotonic()
@@ -571,6 +656,7 @@ def main(argv):
             check_workloads(report, overlay, r, replicas)
             check_images(report, overlay, r)
             check_network(report, overlay, r, declared)
+            check_monitoring(report, overlay, r)
 
     for line in report.warnings:
         print(line)
@@ -580,8 +666,9 @@ def main(argv):
     if report.failures:
         print(f"check.py: {len(report.failures)} failures ({took:.1f} s)")
         return 1
-    print(f"check.py: ok: both overlays render, validate against Kubernetes {K8S_VERSION}, and the NetworkPolicies "
-          f"allow exactly the contracts' calls ({len(report.warnings)} warnings, {took:.1f} s)")
+    print(f"check.py: ok: both overlays render, validate against Kubernetes {K8S_VERSION}, the NetworkPolicies "
+          f"allow exactly the contracts' calls, and Prometheus scrapes every service and the edge, alone on their "
+          f"admin ports ({len(report.warnings)} warnings, {took:.1f} s)")
     return 0
 
 

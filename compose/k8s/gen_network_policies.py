@@ -4,13 +4,20 @@ contracts (Shared/Contracts/Consumers/*.json) and the services' ports (compose/e
 
   default-deny        every Pod: no ingress, no egress, unless a policy below allows it
   allow-dns           every Pod: egress to the cluster DNS (kube-system's kube-dns Pods), port 53
-  edge                ingress on 8443/8080 from anywhere; egress to every service's gRPC port and
-                      to media's admin port (signed downloads, /media/v1/blobs/)
+  edge                ingress on 8443/8080 from anywhere, on 8082 (its metrics) from Prometheus;
+                      egress to every service's gRPC port and to media's admin port (signed
+                      downloads, /media/v1/blobs/)
   <service>           ingress on its gRPC port from the edge and from the services whose
                       contracts name it as provider; on its admin port from Prometheus (and, for
                       media, the edge); egress to Postgres (5432) and to the gRPC port of each
                       provider its contracts name, and nothing else in the cluster
   postgres            ingress on 5432 from the five services (the dev overlay's Postgres)
+  prometheus          no ingress (kubectl port-forward is not governed by NetworkPolicies); egress
+                      to every service's admin port, the edge's metrics port, and the API server
+                      (443, 6443: kubernetes_sd_configs), which is no Pod and has no fixed address
+
+Only the Prometheus of base/prometheus.yaml (its Pod label, this namespace) reaches the admin
+ports (metrics, /readyz), and for media the edge (signed downloads).
 
 Which service runs a consumer: a consumer named after a service is that service (discovery.json:
 discovery); a consumer whose "about" says every service runs it (auth, events, revocations: the
@@ -43,6 +50,11 @@ CONTRACTS = os.path.join(ROOT, "Shared", "Contracts", "Consumers")
 SERVICES = ["identity", "discovery", "messaging", "production", "media"]
 POSTGRES_PORT = 5432
 EDGE_PORTS = [8443, 8080]
+# rendezvous-edge's admin listener (--metrics 0.0.0.0:8082; render.sh --compose's --metrics-port).
+EDGE_METRICS_PORT = 8082
+# Where kubernetes_sd_configs reaches the API server: the `kubernetes` Service's 443, and the
+# endpoints behind it (6443 on most distributions), after the CNI's address translation.
+API_SERVER_PORTS = [443, 6443]
 # Outside the cluster, HTTPS only (what compose's `environment:` points at): not another service.
 EXTERNAL_HTTPS = {
     "discovery": "Instagram's Graph API (RV_INSTAGRAM_GRAPH_URL)",
@@ -121,6 +133,8 @@ def app(name):
     return {"podSelector": {"matchLabels": {"app.kubernetes.io/name": name}}}
 
 
+
+
 def policy(name, selector, types, ingress=None, egress=None, annotations=None):
     doc = {"apiVersion": "networking.k8s.io/v1", "kind": "NetworkPolicy",
            "metadata": {"name": name, "labels": {"app.kubernetes.io/component": "network-policy"}},
@@ -138,7 +152,7 @@ def tcp(*numbers):
     return [{"protocol": "TCP", "port": n} for n in numbers]
 
 
-PROMETHEUS = {"namespaceSelector": {}, "podSelector": {"matchLabels": {"app.kubernetes.io/name": "prometheus"}}}
+PROMETHEUS = app("prometheus")
 
 
 def render():
@@ -154,10 +168,11 @@ def render():
                      "ports": [{"protocol": "UDP", "port": 53}, {"protocol": "TCP", "port": 53}]}])))
     edge_egress = [{"to": [app(svc)], "ports": tcp(port[svc][0])} for svc in SERVICES + ["interop"]]
     edge_egress.append({"to": [app("media")], "ports": tcp(port["media"][1])})
-    docs.append(("The edge: apps from anywhere; it reaches every service's gRPC port and media's admin port "
-                 "(signed downloads).",
+    docs.append(("The edge: apps from anywhere, Prometheus on its metrics port; it reaches every service's gRPC "
+                 "port and media's admin port (signed downloads).",
                  policy("edge", app("edge")["podSelector"], ["Ingress", "Egress"],
-                        ingress=[{"ports": tcp(*EDGE_PORTS)}], egress=edge_egress)))
+                        ingress=[{"ports": tcp(*EDGE_PORTS)}, {"from": [PROMETHEUS], "ports": tcp(EDGE_METRICS_PORT)}],
+                        egress=edge_egress)))
     for svc in SERVICES:
         callers = sorted(c for c in SERVICES if svc in deps[c])
         ingress = [{"from": [app("edge")] + [app(c) for c in callers], "ports": tcp(port[svc][0])}]
@@ -184,6 +199,13 @@ def render():
                         ingress=[{"from": [app("edge")], "ports": tcp(port["interop"][0])},
                                  {"from": [PROMETHEUS], "ports": tcp(port["interop"][1])}],
                         egress=[])))
+    scraped = [{"to": [app(svc)], "ports": tcp(port[svc][1])} for svc in SERVICES + ["interop"]]
+    scraped.append({"to": [app("edge")], "ports": tcp(EDGE_METRICS_PORT)})
+    docs.append(("prometheus: nothing comes in (kubectl port-forward to read it); it scrapes every service's admin "
+                 "port and the edge's metrics, and lists the Pods through the API server (443/6443, no Pod, so no "
+                 "selector).",
+                 policy("prometheus", app("prometheus")["podSelector"], ["Ingress", "Egress"], ingress=[],
+                        egress=scraped + [{"ports": tcp(*API_SERVER_PORTS)}])))
     docs.append(("postgres (the dev overlay's; in prod the database is outside the namespace): the services only.",
                  policy("postgres", app("postgres")["podSelector"], ["Ingress", "Egress"],
                         ingress=[{"from": [app(s) for s in SERVICES], "ports": tcp(POSTGRES_PORT)}], egress=[])))

@@ -21,8 +21,10 @@ takes, and calls the services through the edge.
       service's token check (which needs identity's keys).
 
 What the split changes, and why (podman 4.3.1):
-  - Service, HorizontalPodAutoscaler, PodDisruptionBudget, NetworkPolicy and Namespace are dropped:
-    kube play ignores or refuses them. Service names come from network aliases instead (play.sh).
+  - Service, HorizontalPodAutoscaler, PodDisruptionBudget, NetworkPolicy, Namespace and the RBAC
+    objects are dropped: kube play ignores or refuses them. Service names come from network aliases
+    instead (play.sh). Prometheus is not played: it finds its targets through the Kubernetes API,
+    which podman has not.
   - The StatefulSet becomes a Deployment and its volumeClaimTemplates PersistentVolumeClaims.
   - Container ports are removed: podman 4.3 publishes every containerPort on the host, which would
     take the host's 7101... from `make run`. Pods reach each other on the podman network.
@@ -44,7 +46,8 @@ import yaml
 
 ORDER = ["postgres", "interop", "identity", "discovery", "messaging", "production", "media", "edge"]
 PREFIX = "rvk8s"
-DROP = {"Service", "HorizontalPodAutoscaler", "PodDisruptionBudget", "NetworkPolicy", "Namespace"}
+DROP = {"Service", "HorizontalPodAutoscaler", "PodDisruptionBudget", "NetworkPolicy", "Namespace",
+        "ServiceAccount", "Role", "RoleBinding"}
 
 
 def split(rendered, outdir, tlsdir):

@@ -76,36 +76,40 @@ done
 
 # The edge: nginx on RV_EDGE_PORT (8443) with TLS from a local CA made on the first run under
 # .data/edge (RV_EDGE_DIR), routing by service to every instance (compose/nginx/render.sh),
-# logging each call with the instance that took it.
+# logging each call with the instance that took it; run by rendezvous-edge as in its image, which
+# counts every response for Prometheus on 127.0.0.1:RV_EDGE_METRICS_PORT (8082, /metrics).
 # RV_EDGE=off runs the services alone.
 if [ "${RV_EDGE:-on}" != off ]; then
     nginx="$(command -v nginx || echo /usr/sbin/nginx)"
     [ -x "$nginx" ] || { echo "run.sh: nginx is not installed (make deps installs nginx-light)" >&2; stop; exit 1; }
     edge_dir="${RV_EDGE_DIR:-$PWD/.data/edge}"
     edge_listen="${RV_EDGE_HOST:-127.0.0.1}:${RV_EDGE_PORT:-8443}"
+    edge_metrics="127.0.0.1:${RV_EDGE_METRICS_PORT:-8082}"
     ca="$(bash compose/nginx/make-cert.sh "$edge_dir/tls" ${RV_EDGE_HOST:+"$RV_EDGE_HOST"})"
     mkdir -p "$edge_dir/run"
     args=(--listen "$edge_listen" --tls "$edge_dir/tls/edge.pem" "$edge_dir/tls/edge.key" --downloads "$downloads"
           --upstream "interop=127.0.0.1:${RV_INTEROP_PORT:-7199}" --error-log "$edge_dir/run/error.log"
-          --access-log "$edge_dir/run/access.log")
+          --access-log "$edge_dir/run/access.log" --metrics-port "${edge_metrics##*:}")
     for svc in "${!upstream[@]}"; do args+=(--upstream "$svc=${upstream[$svc]}"); done
     # gRPC-Web without TLS (browsers on http://localhost, curl): plaintext HTTP/1.1, same routes.
     http1_port="${RV_EDGE_HTTP1_PORT:-8080}"
     [ "$http1_port" = off ] || args+=(--http1-listen "${RV_EDGE_HOST:-127.0.0.1}:$http1_port")
     [ -z "${RV_EDGE_RATE:-}" ] || args+=(--rate "$RV_EDGE_RATE")
     [ -z "${RV_EDGE_BURST:-}" ] || args+=(--burst "$RV_EDGE_BURST")
-    bash compose/nginx/render.sh "${args[@]}" >"$edge_dir/run/nginx.conf"
-    "$nginx" -p "$edge_dir/run/" -c "$edge_dir/run/nginx.conf" &
+    bash compose/nginx/render.sh "${args[@]}" >"$edge_dir/run/edge.conf"
+    "$BIN/rendezvous-edge" --config "$edge_dir/run/edge.conf" --prefix "$edge_dir/run/" --nginx "$nginx" \
+        --metrics "$edge_metrics" &
     pids+=($!)
+    admins[edge]="\"$edge_metrics\""
     echo "rendezvous: the edge is https://$edge_listen (gRPC, ALPN h2 and http/1.1); trust the CA in $ca"
     echo "rendezvous: the CLI finds that CA from this folder; elsewhere: export RENDEZVOUS_ADDRESS=$edge_listen RENDEZVOUS_CA_FILE=$ca"
     [ "$http1_port" = off ] || echo "rendezvous: gRPC-Web over plain HTTP/1.1 on http://${RV_EDGE_HOST:-127.0.0.1}:$http1_port"
-    echo "rendezvous: each call and the instance that took it: $edge_dir/run/access.log"
+    echo "rendezvous: each call and the instance that took it: $edge_dir/run/access.log; the edge's metrics: http://$edge_metrics/metrics"
 fi
 
 # Prometheus (Debian's package) on RV_PROMETHEUS_PORT (7190), scraping every instance started
-# above through file-based discovery (.data/prometheus/targets/rendezvous.json, one group per
-# service) and evaluating compose/prometheus/rules. RV_PROMETHEUS=off runs without it.
+# above and the edge's metrics through file-based discovery (.data/prometheus/targets/rendezvous.json,
+# one group per service, `edge` for the edge) and evaluating compose/prometheus/rules. RV_PROMETHEUS=off runs without it.
 if [ "${RV_PROMETHEUS:-on}" != off ]; then
     prometheus="$(command -v prometheus || echo /usr/bin/prometheus)"
     [ -x "$prometheus" ] || { echo "run.sh: prometheus is not installed (make deps installs it)" >&2; stop; exit 1; }
@@ -133,7 +137,7 @@ fi
 listeners=("127.0.0.1:${RV_INTEROP_PORT:-7199}")
 for svc in "${!upstream[@]}"; do IFS=, read -r -a addrs <<<"${upstream[$svc]}"; listeners+=("${addrs[@]}"); done
 if [ "${RV_EDGE:-on}" != off ]; then
-    listeners+=("${edge_listen/#0.0.0.0:/127.0.0.1:}")
+    listeners+=("${edge_listen/#0.0.0.0:/127.0.0.1:}" "$edge_metrics")
     [ "$http1_port" = off ] || listeners+=("${RV_EDGE_HOST:-127.0.0.1}:$http1_port")
     listeners=("${listeners[@]/#0.0.0.0:/127.0.0.1:}")
 fi

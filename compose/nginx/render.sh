@@ -19,9 +19,11 @@
 #     --workers N|auto                                                                 default auto
 #     --error-log PATH|stderr                                                          default stderr
 #     --access-log PATH           one line per call: client, method, HTTP status, instance   default off
+#     --metrics-port PORT         each response logged over syslog to UDP 127.0.0.1:PORT, where
+#                                 rendezvous-edge --metrics ADDR:PORT counts them for Prometheus
 #     --compose                   compose's edge: every service by its compose name and port, TLS
 #                                 from /etc/rendezvous/tls, gRPC-Web over HTTP/1.1 on 8080, the
-#                                 health check's listener on 127.0.0.1:8081
+#                                 health check's listener on 127.0.0.1:8081, the metrics on 8082
 #                                 (rendezvous.conf is this, checked by validate.sh)
 set -euo pipefail
 shopt -u patsub_replacement 2>/dev/null || true  # "&" in a value stays "&"
@@ -29,7 +31,7 @@ here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 SERVICES=(interop identity discovery production messaging media)
 
 listen=0.0.0.0:8443 tls_cert="" tls_key="" http1_listen="" health_listen="" downloads=""
-rate=100r/s burst=200 body_max=5m upload_max=40m workers=auto error_log=stderr access_log=off
+rate=100r/s burst=200 body_max=5m upload_max=40m workers=auto error_log=stderr access_log="" metrics_port=""
 declare -A upstream=()
 
 die() { echo "render.sh: $*" >&2; exit 2; }
@@ -52,16 +54,18 @@ while [ $# -gt 0 ]; do
         --workers) workers="${2:?}"; shift 2 ;;
         --error-log) error_log="${2:?}"; shift 2 ;;
         --access-log) access_log="${2:?} rv_edge"; shift 2 ;;
+        --metrics-port) metrics_port="${2:?--metrics-port PORT}"; shift 2 ;;
         --compose)
             tls_cert=/etc/rendezvous/tls/edge.pem; tls_key=/etc/rendezvous/tls/edge.key
             upstream=([interop]=interop:7199 [identity]=identity:7101 [discovery]=discovery:7102
                       [messaging]=messaging:7103 [production]=production:7104 [media]=media:7105)
-            downloads=media:7205; http1_listen=0.0.0.0:8080; health_listen=127.0.0.1:8081; shift ;;
+            downloads=media:7205; http1_listen=0.0.0.0:8080; health_listen=127.0.0.1:8081; metrics_port=8082; shift ;;
         *) die "unknown option '$1'" ;;
     esac
 done
 [[ "$rate" =~ ^[0-9]+r/[sm]$ ]] || die "--rate like 100r/s"
 [[ "$burst" =~ ^[0-9]+$ ]] || die "--burst N"
+[[ "$metrics_port" =~ ^[0-9]*$ ]] || die "--metrics-port PORT"
 
 # One upstream block per service; a service without instances points at a server marked down,
 # so its calls get UNAVAILABLE instead of nginx refusing the whole configuration.
@@ -93,10 +97,16 @@ fi
 [ -z "$http1_listen" ] || listen_lines+=$'\n'"        listen $http1_listen;"
 [ -z "$health_listen" ] || listen_lines+=$'\n'"        listen $health_listen http2;"
 
+# `access_log off` would cancel the metrics' log too (off ends every access_log of its level).
+access_lines=""
+[ -z "$access_log" ] || access_lines="    access_log $access_log;"
+[ -z "$metrics_port" ] || access_lines+="${access_lines:+$'\n'}    access_log syslog:server=127.0.0.1:$metrics_port,nohostname,tag=rv_edge_metrics rv_metrics;"
+[ -n "$access_lines" ] || access_lines="    access_log off;"
+
 template="$(cat "$here/rendezvous.conf.template")"
 template="${template//@WORKERS@/$workers}"
 template="${template//@ERROR_LOG@/$error_log}"
-template="${template//@ACCESS_LOG@/$access_log}"
+template="${template//@ACCESS_LOG@/$access_lines}"
 template="${template//@BODY_MAX@/$body_max}"
 template="${template//@UPLOAD_MAX@/$upload_max}"
 template="${template//@RATE@/$rate}"

@@ -5,13 +5,16 @@ generate.py writes rules/rendezvous.rules.yml and dashboards/*.json from it; che
 when those are stale or name a metric that is not listed here; test_stack.py fails when a
 listed metric is exported by no running service.
 
-Every series carries `service` (identity, discovery, messaging, production, media) and
-`instance` (host:admin port), set by the scrape configuration (compose/local/run.sh's file
-discovery, compose/prometheus/prometheus.compose.yml, the Kubernetes ConfigMap).
+Every series carries `service` (identity, discovery, messaging, production, media, or `edge` for
+rendezvous-edge, the edge's metrics) and `instance` (host:admin port), set by the scrape
+configuration (compose/local/run.sh's file discovery, compose/prometheus/prometheus.compose.yml,
+the Kubernetes ConfigMap).
 """
 from dataclasses import dataclass, field
 
 SERVICES = ["identity", "discovery", "messaging", "production", "media"]
+# The edge's metrics come from rendezvous-edge (Shared/EdgeRunner), scraped as service="edge".
+EDGE = "edge"
 
 
 @dataclass(frozen=True)
@@ -49,6 +52,11 @@ METRICS = [
            "How long committed events of an outbox have waited for delivery behind a transaction still open in the "
            "cluster (the longest wait among its watchers; 0 when none waits)",
            ("outbox",), source="Shared/Runtime/Events/OutboxHoldBack.swift"),
+    Metric("edge_responses_total", "counter",
+           "Responses of the edge (nginx) by route (the service a path routes to, `downloads`, `interop`, `unrouted`), "
+           "method (`other` for paths a client makes up) and code (the gRPC status's name, or the HTTP status class "
+           "such as `5xx` when no gRPC status was sent: media's downloads)",
+           ("route", "method", "code"), services=(EDGE,), source="Shared/EdgeRunner/EdgeMetrics.swift"),
     Metric("push_deliveries_total", "counter", "APNs pushes by how they ended (delivered, unregistered, bad_token, failed, rejected)",
            ("status",), services=("messaging",), source="Services/Messaging/Push/PushWorker.swift"),
 ]
@@ -76,12 +84,15 @@ class Objective:
     """A service level per service: calls matching `selector` whose bad fraction must stay
     under `budget` (1 - target) over 30 days."""
     name: str
-    sli: str  # the recording rule's stem: service:<sli>:ratio_rate<window>
+    sli: str  # the recording rule's stem: <by>:<sli>:ratio_rate<window>
     description: str
     budget: float
-    # PromQL of (bad, total) per service over a window, `{w}` standing for it.
+    # PromQL of (bad, total) per `by` label over a window, `{w}` standing for it.
     bad: str
     total: str
+    # The label the objective is kept per, and how an alert names what burns.
+    by: str = "service"
+    subject: str = "{{ $labels.service }}"
 
 
 def _latency(kind, selector, seconds):
@@ -106,6 +117,20 @@ OBJECTIVES = [
     ),
     _latency("read", f'method=~"{READS}"', 0.1),
     _latency("write", f'method!~"{READS}",method!~"{STREAMS}"', 0.25),
+]
+
+# What apps see at the edge, per route (the service behind it): calls the edge answered with a
+# server error, its own UNAVAILABLE when no instance of the service answers included, or an HTTP
+# 5xx (media's downloads). It burns while a service's own availability looks fine when the edge
+# cannot reach its instances (all down, a NetworkPolicy, a stale address).
+EDGE_OBJECTIVES = [
+    Objective(
+        name="edge availability", sli="edge_errors", by="route", subject="the edge's {{ $labels.route }} route",
+        description="99.9 % of calls through the edge without a server error",
+        budget=0.001,
+        bad=f'sum by (route) (rate(edge_responses_total{{method!~"{STREAMS}",code=~"{SERVER_ERRORS}|5xx"}}[{{w}}]))',
+        total=f'sum by (route) (rate(edge_responses_total{{method!~"{STREAMS}"}}[{{w}}]))',
+    ),
 ]
 
 # The SRE workbook's multiwindow, multi-burn-rate alerts (chapter 5, "Alerting on SLOs", the
@@ -144,7 +169,8 @@ ALERTS = [
           "{{ $labels.service }} instance {{ $labels.instance }} does not answer scrapes",
           "Check the process or Pod is running and its /healthz answers (make run's log, kubectl describe pod); "
           "restart it if it hangs.",
-          meaning="Prometheus cannot scrape an instance's admin port for 2 minutes."),
+          meaning="Prometheus cannot scrape an instance's admin port (or the edge's metrics port, service edge) "
+                  "for 2 minutes."),
     Alert("EventConsumerLagging", "max by (service, consumer) (event_consumer_lag_seconds) > 120", "5m", "page",
           "{{ $labels.service }} is {{ $value | humanizeDuration }} behind {{ $labels.consumer }}'s events",
           "Look for 'event stream broke' warnings in the consumer's log: the producer down or refusing its credential, "

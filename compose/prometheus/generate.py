@@ -4,12 +4,13 @@
   rules/rendezvous.rules.yml      recording rules (each objective's bad fraction over every
                                   window the burn-rate alerts use), the burn-rate alerts, the
                                   other alerts
-  dashboards/<service>.json       one Grafana dashboard per service
+  dashboards/<service>.json       one Grafana dashboard per service, and edge.json for the edge
   dashboards/system.json          every service side by side, objectives and alerts
 
   python3 compose/prometheus/generate.py            write them
-  python3 compose/prometheus/generate.py --check    exit 1 when a committed file differs, or a rule
-                                                    or panel names a metric catalog.py does not list
+  python3 compose/prometheus/generate.py --check    exit 1 when a committed file differs, a rule or
+                                                    panel names a metric catalog.py does not list, or
+                                                    README.md's alerts table is not --readme's
   python3 compose/prometheus/generate.py --readme   print the README's alerts table
 """
 import json
@@ -22,14 +23,16 @@ import yaml
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import catalog  # noqa: E402
-from catalog import ALERTS, BURN_ALERTS, OBJECTIVES, SERVER_ERRORS, SERVICES, STREAMS, UPLOADS, WINDOWS  # noqa: E402
+from catalog import (ALERTS, BURN_ALERTS, EDGE_OBJECTIVES, OBJECTIVES, SERVER_ERRORS, SERVICES, STREAMS,  # noqa: E402
+                     UPLOADS, WINDOWS)
 
 RULES = os.path.join(HERE, "rules", "rendezvous.rules.yml")
 DASHBOARDS = os.path.join(HERE, "dashboards")
+README = os.path.join(os.path.dirname(os.path.dirname(HERE)), "README.md")
 
 
 def ratio_rule(objective, window):
-    return f"service:{objective.sli}:ratio_rate{window}"
+    return f"{objective.by}:{objective.sli}:ratio_rate{window}"
 
 
 def threshold(burn, budget):
@@ -43,11 +46,15 @@ BURN_RUNBOOK = {
                     "Postgres), Postgres' slow statements (pg_stat_activity) and the box's CPU.",
     "write latency": "Open the service's dashboard: which writes are slow; then db_pool_waiters (calls queueing for "
                      "Postgres), Postgres' slow statements (pg_stat_activity) and the box's CPU.",
+    "edge availability": "Open the edge's dashboard: which route fails with which code. UNAVAILABLE while the service's "
+                         "own availability is fine: the edge cannot reach it (InstanceDown, the edge's error log's "
+                         "'connect() failed' or 'no live upstreams', the Service's endpoints); else follow that "
+                         "service's AvailabilityBudgetBurn.",
 }
 
 
 def burn_alerts():
-    for objective in OBJECTIVES:
+    for objective in OBJECTIVES + EDGE_OBJECTIVES:
         for spec in BURN_ALERTS:
             parts = []
             for long, short, burn in spec["conditions"]:
@@ -60,7 +67,7 @@ def burn_alerts():
                 "for": spec["for"],
                 "labels": {"severity": spec["severity"], "objective": objective.name.replace(" ", "_")},
                 "annotations": {
-                    "summary": f"{{{{ $labels.service }}}} burns its {objective.name} budget {speed} "
+                    "summary": f"{objective.subject} burns its {objective.name} budget {speed} "
                                f"(objective: {objective.description}, over 30 days)",
                     "runbook": BURN_RUNBOOK[objective.name],
                 },
@@ -69,7 +76,7 @@ def burn_alerts():
 
 def rules():
     recording = []
-    for objective in OBJECTIVES:
+    for objective in OBJECTIVES + EDGE_OBJECTIVES:
         for window in WINDOWS:
             bad, total = (q.replace("[{w}]", f"[{window}]") for q in (objective.bad, objective.total))
             # `or total * 0`: a service without a bad call has a ratio of 0, not none.
@@ -200,6 +207,27 @@ def service_board(service):
     return board.json([instance_variable(service)])
 
 
+def edge_board():
+    s = f'service="{catalog.EDGE}",instance=~"$instance"'
+    board = Board("Rendezvous: edge", "rendezvous-edge", ["rendezvous", catalog.EDGE])
+    board.panel("Responses per second by route", [
+        (f"sum by (route) (rate(edge_responses_total{{{s}}}[5m]))", "{{route}}")], unit="reqps")
+    board.panel("Server errors per second by route and code", [
+        (f'sum by (route, code) (rate(edge_responses_total{{{s},code=~"{SERVER_ERRORS}|5xx"}}[5m]))',
+         "{{route}} {{code}}")], unit="reqps",
+        description="What the edge's availability objective counts: the services' server errors as apps get them, "
+                    "and the edge's own UNAVAILABLE when no instance of a route's service answers")
+    for objective in EDGE_OBJECTIVES:
+        board.panel(f"Objective: {objective.description}", [
+            (ratio_rule(objective, w), f"{{{{route}}}} {w}") for w in ("5m", "1h")],
+            unit="percentunit", thresholds=objective.budget,
+            description=f"The fraction of calls that miss it per route; the line is the budget ({objective.budget * 100:g} %)")
+    board.panel("Responses per second by method and code", [
+        (f'sum by (method, code) (rate(edge_responses_total{{{s},code!="OK"}}[5m]))', "{{method}} {{code}}")],
+        unit="reqps", description="Every answer but OK: client errors (refusals, UNAUTHENTICATED) beside server errors")
+    return board.json([instance_variable(catalog.EDGE)])
+
+
 def system_board():
     board = Board("Rendezvous: system", "rendezvous-system", ["rendezvous"])
     board.panel("Calls per second by service", [("service:rpc_server_requests:rate5m", "{{service}}")], unit="reqps")
@@ -214,6 +242,10 @@ def system_board():
     board.panel("Outbox delivery held back", [
         ("max by (service, outbox) (outbox_held_back_seconds)", "{{outbox}}")], unit="s", thresholds=30)
     board.panel("Calls waiting for Postgres", [("sum by (service) (db_pool_waiters)", "{{service}}")])
+    for objective in EDGE_OBJECTIVES:
+        board.panel(f"Objective: {objective.description}", [(ratio_rule(objective, "1h"), "{{route}}")],
+                    unit="percentunit", thresholds=objective.budget,
+                    description=f"Bad fraction over an hour per edge route; the line is the budget ({objective.budget * 100:g} %)")
     board.panel("Alerts firing", [('sum by (alertname, service) (ALERTS{alertstate="firing"})', "{{alertname}} {{service}}")])
     return board.json([])
 
@@ -222,6 +254,7 @@ def outputs():
     files = {RULES: rules_text()}
     for service in SERVICES:
         files[os.path.join(DASHBOARDS, f"{service}.json")] = json.dumps(service_board(service), indent=2) + "\n"
+    files[os.path.join(DASHBOARDS, f"{catalog.EDGE}.json")] = json.dumps(edge_board(), indent=2) + "\n"
     files[os.path.join(DASHBOARDS, "system.json")] = json.dumps(system_board(), indent=2) + "\n"
     return files
 
@@ -282,11 +315,11 @@ def unlisted_metrics():
 
 def readme_table():
     lines = ["| alert | severity | what it means | first step |", "|---|---|---|---|"]
-    for objective in OBJECTIVES:
+    for objective in OBJECTIVES + EDGE_OBJECTIVES:
         for spec in BURN_ALERTS:
             windows = " or ".join(f"{l}/{s} over {b}×" for l, s, b in spec["conditions"])
             lines.append(f"| {catalog.burn_alert_name(objective, spec['suffix'])} | {spec['severity']} | "
-                         f"a service burns its {objective.name} budget ({objective.description}): bad fraction over "
+                         f"{'a service' if objective.by == 'service' else 'an edge route'} burns its {objective.name} budget ({objective.description}): bad fraction over "
                          f"the budget's burn rate in both windows ({windows}) | {BURN_RUNBOOK[objective.name]} |")
     for a in ALERTS:
         lines.append(f"| {a.name} | {a.severity} | {a.meaning} | {a.runbook} |")
@@ -311,6 +344,10 @@ def main():
                 f.write(text)
     if stale:
         print("generate.py: stale (run python3 compose/prometheus/generate.py): " + ", ".join(stale), file=sys.stderr)
+        return 1
+    if check and readme_table() not in open(README).read():
+        print("generate.py: README.md's alerts table (Operating) differs from catalog.py's alerts: paste "
+              "python3 compose/prometheus/generate.py --readme into it", file=sys.stderr)
         return 1
     unlisted = unlisted_metrics()
     for name, where in sorted(unlisted.items()):

@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
-"""End to end: `make run`'s stack (compose/local/run.sh, without the edge) on free ports with its
+"""End to end: `make run`'s stack (compose/local/run.sh, the edge included) on free ports with its
 Prometheus, then
 
   - a few calls to every service, and PromQL through Prometheus' HTTP API returns each service's
     request rate and latency quantiles;
+  - calls through the edge, and Prometheus has the edge's responses (rendezvous-edge's metrics);
   - Prometheus loaded every rule of compose/prometheus/rules and evaluates them without error;
   - every service's /metrics, scraped directly, exports each metric catalog.py lists for it, so
     no dashboard or rule names a metric no service exports;
@@ -103,7 +104,7 @@ def call(port, path, times):
 def main():
     started = time.monotonic()
     database = os.environ.get("RV_PG_DATABASE", "rendezvous_prometheus_tests")
-    env = dict(os.environ, RV_PG_DATABASE=database, RV_EDGE="off",
+    env = dict(os.environ, RV_PG_DATABASE=database,
                RV_BIN_DIR=os.environ.get("RV_BIN_DIR", os.path.join(ROOT, ".build", "debug")))
     subprocess.run(["bash", os.path.join(COMPOSE, "local", "db.sh"), "start"], env=env, check=True)
     ports = {service: (free_port(), free_port()) for service in catalog.SERVICES}
@@ -116,6 +117,10 @@ def main():
     env["RV_PROMETHEUS_PORT"] = prometheus.split(":")[1]
     workdir = tempfile.mkdtemp(prefix="rv-prometheus-test-")
     env["RV_PROMETHEUS_DIR"] = workdir
+    edge = f"127.0.0.1:{free_port()}"
+    edge_metrics = f"127.0.0.1:{free_port()}"
+    env.update(RV_EDGE_DIR=os.path.join(workdir, "edge"), RV_EDGE_PORT=edge.split(":")[1], RV_EDGE_HTTP1_PORT="off",
+               RV_EDGE_METRICS_PORT=edge_metrics.split(":")[1])
     # Push on (an APNs provider key of our own; nothing is pushed), as in production: messaging
     # exports its push metrics only when it can push.
     key = os.path.join(workdir, "apns.p8")
@@ -184,8 +189,25 @@ def main():
         if wait_for("the recording rule service:rpc_server_requests:rate5m for every service", recorded_all, 60):
             ok("the recording rule service:rpc_server_requests:rate5m has every service")
 
+        # Calls through the edge (TLS, the CA run.sh made): Prometheus scrapes rendezvous-edge's counts.
+        with open(os.path.join(workdir, "edge", "tls", "ca.pem"), "rb") as f:
+            credentials = grpc.ssl_channel_credentials(f.read())
+
+        def edge_rate():
+            with grpc.secure_channel(edge, credentials, options=[("grpc.ssl_target_name_override", "localhost")]) as channel:
+                keys = channel.unary_unary("/rendezvous.identity.v1.Identity/GetSigningKeys",
+                                           request_serializer=lambda b: b, response_deserializer=lambda b: b)
+                for _ in range(3):
+                    keys(b"", timeout=5)
+            rates = per_service(prometheus, 'sum by (service) (rate(edge_responses_total{route="identity",code="OK"}[1m]))')
+            return rates if rates.get(catalog.EDGE, 0) > 0 else None
+        rates = wait_for("the edge's responses in Prometheus", edge_rate, 60)
+        if rates:
+            ok(f"the edge's identity calls through Prometheus: {rates[catalog.EDGE]:.2f} calls/s answered OK")
+
         # Every metric the rules and dashboards name, exported by the services catalog.py says.
         exported = {service: exported_names(scrape(f"127.0.0.1:{admin}")) for service, (_, admin) in ports.items()}
+        exported[catalog.EDGE] = exported_names(scrape(edge_metrics))
         everywhere = set().union(*exported.values())
         for name, where in sorted(generate.used_metrics().items()):
             if name not in everywhere:
