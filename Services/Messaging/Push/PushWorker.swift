@@ -89,16 +89,31 @@ struct PushWorker: Sendable {
                     unsent += 1
                     continue
                 }
-                try await log(delivery, job: job, token: token, digest: digest)
+                try await recording { try await log(delivery, job: job, token: token, digest: digest) }
             }
             if unsent > 0 {
-                try await PushQueue.postpone(job.id, by: Self.retryDelay(afterLeases: job.leases), pool: pool)
+                try await recording { try await PushQueue.postpone(job.id, by: Self.retryDelay(afterLeases: job.leases), pool: pool) }
             } else {
-                try await PushQueue.finish(job.id, pool: pool)
+                try await recording { try await PushQueue.finish(job.id, pool: pool) }
             }
         } catch {
             // The lease runs out and another pass retries; logged tokens are not sent again.
             logger.warning("push job failed", metadata: ["job": "\(job.id)", "error": "\(error)"])
+        }
+    }
+
+    /// Runs `write`, a record of the job's progress (a delivery, its end, its next try), again
+    /// until it succeeds, for up to half the lease: Postgres restarting under it must not leave
+    /// a sent push unlogged (sent again once the lease runs out) nor the job waiting out the
+    /// whole lease.
+    private func recording(_ write: () async throws -> Void) async throws {
+        let deadline = ContinuousClock.now + settings.lease / 2
+        while true {
+            do {
+                return try await write()
+            } catch where ContinuousClock.now < deadline && !Task.isCancelled {
+                try? await Task.sleep(for: .milliseconds(250))
+            }
         }
     }
 
