@@ -266,7 +266,7 @@ def check_edge_routes(ports):
         config = config.replace("listen 0.0.0.0:8080", f"listen 127.0.0.1:{free_port()}")
         config = config.replace("listen 127.0.0.1:8081", f"listen 127.0.0.1:{free_port()}")
         for name, (port, admin) in ports.items():
-            config = re.sub(rf"server {name}:\d+;", f"server 127.0.0.1:{port};", config)
+            config = re.sub(rf"server {name}:\d+([^;]*);", rf"server 127.0.0.1:{port}\1;", config)
         config = re.sub(r"server media:7205;", f"server 127.0.0.1:{ports['media'][1]};", config)
         os.makedirs(os.path.join(work, "run"))
         with open(os.path.join(work, "run/nginx.conf"), "w") as handle:
