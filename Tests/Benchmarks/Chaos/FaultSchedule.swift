@@ -2,7 +2,8 @@ import Foundation
 
 /// The faults of a run and when each begins (seconds after the load starts), fixed before the
 /// load starts and printed: kill -9 of a random instance every 15 s (the random draws from a
-/// printed seed), and once each (twice for the edge reload) the others, spread over the run.
+/// printed seed; none while Postgres is down or recovering), and once each (twice for the edge
+/// reload) the others, spread over the run.
 struct FaultSchedule: CustomStringConvertible {
     enum Kind: String, CaseIterable, Sendable {
         case kill = "kill -9 + restart"
@@ -34,7 +35,7 @@ struct FaultSchedule: CustomStringConvertible {
         let services = ["identity", "discovery", "messaging", "production", "media"]
         let at = { (share: Double) in Int(Double(duration) * share) }
         var faults: [Fault] = [
-            Fault(kind: .stop, at: at(0.1), service: services.randomElement(using: &random)!, instance: Int.random(in: 0..<instances, using: &random)),
+            Fault(kind: .stop, at: at(0.1) + 3, service: services.randomElement(using: &random)!, instance: Int.random(in: 0..<instances, using: &random)),
             Fault(kind: .reload, at: at(0.2)),
             Fault(kind: .terminate, at: at(0.28), service: "messaging"),
             Fault(kind: .slow, at: at(0.33)),
@@ -43,7 +44,10 @@ struct FaultSchedule: CustomStringConvertible {
             Fault(kind: .reload, at: at(0.8)),
         ]
         let stopped = faults[0]
+        let postgres = at(0.67)
         for second in stride(from: 15, to: duration - 10, by: 15) {
+            // Not while Postgres is down or recovering: each fault's recovery is its own.
+            guard !(postgres - 2...postgres + 20).contains(second) else { continue }
             var service = services.randomElement(using: &random)!  // five of them
             // The other instance of a stopped service must keep serving it.
             if service == stopped.service, (stopped.at...stopped.at + 10).contains(second) { service = "identity" == service ? "discovery" : "identity" }

@@ -71,16 +71,17 @@ final class Probes: Sendable {
     /// From `returned` (a dependency back, an instance replaced) to the last failed probe of any
     /// service before `until`: zero when none failed after it. Nil when no probe answered OK
     /// after the last failure (the stack never recovered in the window).
-    func recovery(after returned: ContinuousClock.Instant, until: ContinuousClock.Instant) -> Duration? {
-        let window = samples.withLock { $0.filter { $0.at >= returned && $0.at <= until } }
+    /// `service` limits it to one service's probes (a fault of one of its instances).
+    func recovery(after returned: ContinuousClock.Instant, until: ContinuousClock.Instant, service: String? = nil) -> Duration? {
+        let window = samples.withLock { $0.filter { $0.at >= returned && $0.at <= until && (service == nil || $0.service == service) } }
         guard let lastFailure = window.last(where: { !$0.ok }) else { return .zero }
         let answeredSince = window.contains { $0.ok && $0.at > lastFailure.at && $0.service == lastFailure.service }
         return answeredSince ? lastFailure.at - returned : nil
     }
 
     /// Probes that failed between `start` and `end`.
-    func failures(from start: ContinuousClock.Instant, to end: ContinuousClock.Instant) -> Int {
-        samples.withLock { $0.filter { !$0.ok && $0.at >= start && $0.at <= end }.count }
+    func failures(from start: ContinuousClock.Instant, to end: ContinuousClock.Instant, service: String? = nil) -> Int {
+        samples.withLock { $0.filter { !$0.ok && $0.at >= start && $0.at <= end && (service == nil || $0.service == service) }.count }
     }
 
     /// Failed probes by service and status, over the whole run.

@@ -22,15 +22,18 @@ struct Report {
             byKind[outcome.fault.kind.rawValue, default: 0] += 1
             // The window ends where the next fault begins (or 15 s on): a later fault's failures are its own.
             let next = faults.dropFirst(index + 1).first { $0.began > outcome.returned }?.began ?? outcome.returned + .seconds(15)
-            let recovery = probes.recovery(after: outcome.returned, until: min(next, outcome.returned + .seconds(15)))
+            // An instance's fault is judged by its service's probes; the rest by every service's.
+            let service = outcome.fault.kind == .kill || outcome.fault.kind == .stop ? outcome.fault.service : nil
+            let recovery = probes.recovery(after: outcome.returned, until: min(next, outcome.returned + .seconds(15)), service: service)
             let shown = recovery.map { FaultInjector.seconds($0) + ($0 > Self.goal ? " !" : "") } ?? "none !"
             let target = outcome.fault.kind == .kill || outcome.fault.kind == .stop ? "\(outcome.fault.service) #\(outcome.fault.instance + 1)" : ""
             lines.append(pad(String(outcome.fault.at), 6) + pad("\(outcome.fault.kind.rawValue) \(target)", 38) + pad(shown, 10)
-                         + outcome.detail + " (probe failures during: \(probes.failures(from: outcome.began, to: outcome.returned)))")
+                         + outcome.detail + " (probe failures during: \(probes.failures(from: outcome.began, to: outcome.returned, service: service)))")
         }
         lines.append("faults by kind: " + byKind.sorted { $0.key < $1.key }.map { "\($0.key) ×\($0.value)" }.joined(separator: ", "))
-        lines.append("recovery: from the dependency's return (restart, SIGCONT, Postgres up, store fast, APNs up) to the last failed "
-                     + "probe of any service; goal ≤ \(Self.goal), ! marks a miss")
+        lines.append("recovery: from the dependency's return (the kill, SIGCONT, Postgres up, store fast, APNs up) to the last failed "
+                     + "probe (of the instance's service for a kill or a stop, of any service otherwise) before the next fault; "
+                     + "goal ≤ \(Self.goal), ! marks a miss")
         lines.append("failed probes: " + probes.failuresByStatus.sorted { $0.key < $1.key }.map { "\($0.key) ×\($0.value)" }.joined(separator: "; "))
         lines.append("")
         lines.append("calls: \(book.calls) (every attempt, retries included); writes sent again after the load (same ids): \(retried); "
