@@ -33,12 +33,8 @@ struct ChaosMain {
         say(schedule)
         let dependencies = try await SlowDependencies.start()
         defer { dependencies.stop() }
-        let stack: JourneyStack
-        do {
-            stack = try await JourneyStack.start(instances: options.instances,
-                                                 messagingEnvironment: dependencies.messagingEnvironment,
+        let stack = try await JourneyStack.start(instances: options.instances, messagingEnvironment: dependencies.messagingEnvironment,
                                                  environment: ["media": dependencies.mediaEnvironment])
-        }
         let book = CallBook()
         do {
             let passed = try await run(options, schedule: schedule, stack: stack, dependencies: dependencies, book: book)
