@@ -26,6 +26,7 @@ let package = Package(
         .executable(name: "identity-bench", targets: ["IdentityBench"]),
         .executable(name: "journeys-bench", targets: ["JourneysBench"]),
         .executable(name: "capacity-bench", targets: ["CapacityBench"]),
+        .executable(name: "chaos", targets: ["Chaos"]),
         .executable(name: "protoc-gen-rendezvous", targets: ["ProtocGen"]),
         .executable(name: "rendezvous", targets: ["RendezvousCLI"]),
         .executable(name: "rendezvous-edge", targets: ["EdgeRunner"]),
@@ -152,6 +153,9 @@ let package = Package(
                                                                 .product(name: "Histogram", package: "hdrhistogram-swift")],
                           path: "Tests/Benchmarks/CapacityBench", swiftSettings: swiftSettings),
 
+        // Faults under load across every service, then the audit of every acknowledged write.
+        .executableTarget(name: "Chaos", dependencies: ["GatewayClient", "GatewayClientHTTP2", "Contracts", "TestSupport", "Journeys", "Postgres"],
+                          path: "Tests/Benchmarks/Chaos", swiftSettings: swiftSettings),
         // The edge container's entry point: nginx with its upstream names kept resolved, and its
         // responses counted for Prometheus on the services' admin listener.
         .executableTarget(name: "EdgeRunner", dependencies: ["Runtime", "RPCCore", .product(name: "Metrics", package: "swift-metrics")],

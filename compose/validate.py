@@ -269,7 +269,7 @@ def check_edge_routes(ports):
         metrics_port = free_port()
         config = config.replace("syslog:server=127.0.0.1:8082,", f"syslog:server=127.0.0.1:{metrics_port},")
         for name, (port, admin) in ports.items():
-            config = re.sub(rf"server {name}:\d+;", f"server 127.0.0.1:{port};", config)
+            config = re.sub(rf"server {name}:\d+([^;]*);", rf"server 127.0.0.1:{port}\1;", config)
         config = re.sub(r"server media:7205;", f"server 127.0.0.1:{ports['media'][1]};", config)
         os.makedirs(os.path.join(work, "run"))
         with open(os.path.join(work, "run/edge.conf"), "w") as handle:

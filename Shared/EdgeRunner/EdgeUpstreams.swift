@@ -33,16 +33,18 @@ enum EdgeUpstreams {
             }
             let target = after[..<end]
             rest = after[after.index(after: end)...]
-            guard let colon = target.lastIndex(of: ":"), !isAddress(String(target[..<colon])),
-                  !target.contains(" ") else {
+            // `identity:7101 max_fails=1 fail_timeout=3s`: the parameters go with every address.
+            let named = target.prefix { $0 != " " }
+            let parameters = target[named.endIndex...]
+            guard let colon = named.lastIndex(of: ":"), !isAddress(String(named[..<colon])) else {
                 output += "server \(target);"
                 continue
             }
-            let host = String(target[..<colon]), port = target[target.index(after: colon)...]
+            let host = String(named[..<colon]), port = named[named.index(after: colon)...]
             let addresses = resolve(host)
             output += addresses.isEmpty
                 ? "server 127.0.0.1:1 down;"
-                : addresses.map { "server \($0):\(port);" }.joined(separator: " ")
+                : addresses.map { "server \($0):\(port)\(parameters);" }.joined(separator: " ")
         }
         return output + rest
     }

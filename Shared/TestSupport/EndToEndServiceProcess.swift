@@ -100,6 +100,13 @@ package final class EndToEndServiceProcess: Sendable {
         try? FileManager.default.removeItem(atPath: logFile)
     }
 
+    /// SIGSTOP: the process hangs as a stalled machine or a long GC pause hangs it (its sockets
+    /// still accept connections; nothing answers) until `resume`.
+    package func pause() { Glibc.kill(process.processIdentifier, SIGSTOP) }
+
+    /// SIGCONT after `pause`.
+    package func resume() { Glibc.kill(process.processIdentifier, SIGCONT) }
+
     /// SIGTERM, then SIGKILL after `grace`; returns once the child exited.
     package func stop(grace: Duration = .seconds(5)) async {
         await Subprocess.onDedicatedThread { [process] in Subprocess.terminate(process, grace: grace) }

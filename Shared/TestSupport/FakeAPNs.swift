@@ -44,6 +44,7 @@ package final class FakeAPNs: Sendable {
         var requests: [Request] = []
         var scripts: [String: [Answer]] = [:]
         var expiredBearers: Set<String> = []
+        var outage: (status: Int, reason: String)?
     }
 
     package var port: Int { server.port }
@@ -106,6 +107,17 @@ package final class FakeAPNs: Sendable {
         state.withLock { $0.expiredBearers.removeAll() }
     }
 
+    /// Every push is refused with `status` and `reason` (503 ServiceUnavailable: APNs down)
+    /// until `endOutage`.
+    package func beginOutage(status: Int = 503, reason: String = "ServiceUnavailable") {
+        state.withLock { $0.outage = (status, reason) }
+    }
+
+    /// Pushes are answered as before `beginOutage`.
+    package func endOutage() {
+        state.withLock { $0.outage = nil }
+    }
+
     /// The pushes received for `deviceToken`, oldest first.
     package func requests(to deviceToken: String) -> [Request] {
         state.withLock { $0.requests.filter { $0.deviceToken == deviceToken.lowercased() } }
@@ -152,6 +164,7 @@ package final class FakeAPNs: Sendable {
         if refusal == nil, payload["aps"]?.objectValue == nil { refusal = (400, "PayloadEmpty") }
         let apnsID = UUID().uuidString
         return state.withLock { state in
+            if refusal == nil, let outage = state.outage { refusal = outage }
             if refusal == nil, state.expiredBearers.contains(bearer) { refusal = (403, "ExpiredProviderToken") }
             if refusal == nil, var script = state.scripts[deviceToken], !script.isEmpty {
                 if case .error(let status, let reason) = script.removeFirst() { refusal = (status, reason) }

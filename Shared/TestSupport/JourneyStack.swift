@@ -2,6 +2,7 @@
 import Glibc
 #endif
 package import Foundation
+import Synchronization
 
 /// Every Rendezvous executable on the local Postgres behind one nginx edge, wired as
 /// `compose/local/run.sh` wires them, with `instances` of each service behind the edge (an
@@ -15,8 +16,12 @@ package final class JourneyStack: Sendable {
     static let secrets = Dictionary(uniqueKeysWithValues: services.map { ($0, "journeys-\($0)-secret-0123456789abcdef") })
     static let urlSecret = "journeys-media-url-secret-0123456789abcdefgh"
 
-    /// Each service's instances, in start order.
-    package let processes: [String: [EndToEndServiceProcess]]
+    /// Each service's instances, in start order (an instance `restart` started replaces its
+    /// predecessor at the same index).
+    package var processes: [String: [EndToEndServiceProcess]] { running.withLock { $0 } }
+    private let running: Mutex<[String: [EndToEndServiceProcess]]>
+    /// Each instance's environment (its port included), by service and index: what `restart` starts it with.
+    private let settings: [String: [[String: String]]]
     /// Routes every service's package (and media's signed downloads) to its instances.
     package let edge: NginxEdge
     /// Where messaging's pushes go, when started with `push`.
@@ -25,9 +30,10 @@ package final class JourneyStack: Sendable {
     package let mediaStorage: String
     private let directory: URL
 
-    private init(processes: [String: [EndToEndServiceProcess]], edge: NginxEdge, apns: FakeAPNs?, mediaStorage: String,
-                 directory: URL) {
-        self.processes = processes
+    private init(processes: [String: [EndToEndServiceProcess]], settings: [String: [[String: String]]], edge: NginxEdge,
+                 apns: FakeAPNs?, mediaStorage: String, directory: URL) {
+        self.running = Mutex(processes)
+        self.settings = settings
         self.edge = edge
         self.apns = apns
         self.mediaStorage = mediaStorage
@@ -37,10 +43,11 @@ package final class JourneyStack: Sendable {
     /// Starts `instances` of each service (all at once) and the edge; `messagingEnvironment`
     /// adds to messaging's settings (e.g. shorter encounter durations). `quickJobs` runs media's
     /// reveal, rendition and sweep jobs every 50-100 ms and messaging's push polls every 20 ms,
-    /// so tests need not wait; a benchmark of the deployment as shipped turns it off (their defaults). Fails with the db.sh hint
+    /// so tests need not wait; a benchmark of the deployment as shipped turns it off (their defaults). `environment` adds
+    /// to any service's settings by name (e.g. media's blob store). Fails with the db.sh hint
     /// when Postgres is down, and stops whatever it started when anything fails.
     package static func start(instances: Int = 1, push: Bool = true, messagingEnvironment: [String: String] = [:],
-                              quickJobs: Bool = true) async throws -> JourneyStack {
+                              quickJobs: Bool = true, environment extra: [String: [String: String]] = [:]) async throws -> JourneyStack {
         try await TestDatabase.makePool(TestDatabase.configuration(role: "identity", poolSize: 1)).close()
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("rv-journeys-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -85,13 +92,21 @@ package final class JourneyStack: Sendable {
                 quickJobs ? ["RV_MEDIA_REVEAL_INTERVAL_MS": "50", "RV_MEDIA_SWEEP_INTERVAL_MS": "100", "RV_MEDIA_RENDITION_INTERVAL_MS": "50"]
                           : [:]) { given, _ in given },
         ]
+        var launchSettings: [String: [[String: String]]] = [:]
+        for service in services {
+            for instance in 0..<instances {
+                var environment = common(service).merging(specific[service] ?? [:]) { _, given in given }
+                    .merging(extra[service] ?? [:]) { _, given in given }
+                environment["RV_\(service.uppercased())_PORT"] = String(ports[service]![instance])
+                if service == "media" { environment["RV_MEDIA_ADMIN_PORT"] = String(mediaAdminPorts[instance]) }
+                launchSettings[service, default: []].append(environment)
+            }
+        }
+        let allSettings = launchSettings
         let started = await withTaskGroup(of: Launch.self) { group in
             for service in services {
                 for instance in 0..<instances {
-                    var environment = common(service).merging(specific[service] ?? [:]) { _, given in given }
-                    environment["RV_\(service.uppercased())_PORT"] = String(ports[service]![instance])
-                    if service == "media" { environment["RV_MEDIA_ADMIN_PORT"] = String(mediaAdminPorts[instance]) }
-                    let settings = environment
+                    let settings = allSettings[service]![instance]  // one entry per service and instance, made above
                     group.addTask {
                         do {
                             return Launch(service: service, instance: instance,
@@ -129,7 +144,8 @@ package final class JourneyStack: Sendable {
                 ("/rendezvous.\(service).", (processes[service] ?? []).map(\.port))
             })
             let edge = try await NginxEdge.start(upstreams: routes, httpUpstreams: ["/media/v1/blobs/": mediaAdminPorts])
-            return JourneyStack(processes: processes, edge: edge, apns: apns, mediaStorage: storage, directory: directory)
+            return JourneyStack(processes: processes, settings: allSettings, edge: edge, apns: apns, mediaStorage: storage,
+                                directory: directory)
         } catch {
             await stopAll()
             throw error
@@ -166,6 +182,21 @@ package final class JourneyStack: Sendable {
         guard result.exitCode == 0 else {
             throw SubprocessError(message: "identity grant-role exited \(result.exitCode): \(result.output)")
         }
+    }
+
+    /// Starts instance `index` of `service` again on its port with its environment, after it
+    /// crashed (`EndToEndServiceProcess.kill`): the edge's upstream finds it where it was.
+    package func restart(_ service: String, _ index: Int) async throws {
+        guard let environment = settings[service]?[index] else {
+            throw SubprocessError(message: "the stack has no instance \(index) of \(service)")
+        }
+        let process = try await EndToEndServiceProcess.start(service, environment: environment)
+        let replaced = running.withLock { running in
+            let old = running[service]![index]  // settings and processes hold the same instances
+            running[service]![index] = process
+            return old
+        }
+        await replaced.stop(grace: .zero)
     }
 
     /// Every process's log, for a failure's report.

@@ -181,6 +181,10 @@ package final class NginxEdge: @unchecked Sendable {
         (try? String(contentsOf: directory.appendingPathComponent("logs/access.log"), encoding: .utf8)) ?? ""
     }
 
+    /// `nginx -s reload`'s signal (SIGHUP to the master): it reads its configuration again and
+    /// starts new workers; the old ones finish the calls they hold and exit.
+    package func reload() { kill(process.processIdentifier, SIGHUP) }
+
     /// Stops nginx and removes its folder.
     package func stop() {
         if process.isRunning {

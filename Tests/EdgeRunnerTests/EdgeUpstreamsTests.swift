@@ -38,6 +38,15 @@ import Testing
         #expect(restarted.contains("server 10.89.0.9:7101;"))
     }
 
+    @Test func aServersParameters_goWithEveryAddress() {
+        let config = "upstream messaging { server messaging:7103 max_fails=1 fail_timeout=3s; server 127.0.0.1:1 down; }"
+        let rendered = EdgeUpstreams.render(config) { Self.answers[$0] ?? [] }
+        #expect(rendered == "upstream messaging { server 10.89.0.7:7103 max_fails=1 fail_timeout=3s; "
+                + "server 10.89.0.8:7103 max_fails=1 fail_timeout=3s; server 127.0.0.1:1 down; }")
+        let gone = EdgeUpstreams.render(config) { _ in [] }
+        #expect(gone == "upstream messaging { server 127.0.0.1:1 down; server 127.0.0.1:1 down; }")
+    }
+
     @Test func theSystemResolver_answersLocalhost_andNothingForAnUnknownName() {
         #expect(EdgeUpstreams.systemResolve("localhost") == ["127.0.0.1"])
         #expect(EdgeUpstreams.systemResolve("rv-no-such-host.invalid").isEmpty)

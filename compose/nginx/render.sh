@@ -76,7 +76,7 @@ upstream_block() {
         block+=" server 127.0.0.1:1 down;"
     else
         IFS=, read -r -a addrs <<<"$servers"
-        for addr in "${addrs[@]}"; do block+=" server $addr;"; done
+        for addr in "${addrs[@]}"; do block+=" server $addr max_fails=1 fail_timeout=3s;"; done
     fi
     [ "$keepalive" = 0 ] || block+=" keepalive $keepalive;"
     printf '%s }\n' "$block"

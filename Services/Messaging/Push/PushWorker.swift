@@ -77,18 +77,55 @@ struct PushWorker: Sendable {
             } else {
                 tokens.removeAll { $0.kind == .voip }
             }
+            var unsent = 0
             for token in tokens {
                 let digest = SHA256Digest.hash(Array(token.token.lowercased().utf8))
                 guard !done.contains(digest) else { continue }
                 let delivery = await sender.send(notification, to: token, app: job.app)
                 deliveries.record(delivery.status)
-                try await log(delivery, job: job, token: token, digest: digest)
+                // APNs down (5xx, 429, no connection) past the sender's retries: not logged, so
+                // a later pass sends it again, until the push expires.
+                if delivery.status == .failed && !Self.expired(job) {
+                    unsent += 1
+                    continue
+                }
+                try await recording { try await log(delivery, job: job, token: token, digest: digest) }
             }
-            try await PushQueue.finish(job.id, pool: pool)
+            if unsent > 0 {
+                try await recording { try await PushQueue.postpone(job.id, by: Self.retryDelay(afterLeases: job.leases), pool: pool) }
+            } else {
+                try await recording { try await PushQueue.finish(job.id, pool: pool) }
+            }
         } catch {
             // The lease runs out and another pass retries; logged tokens are not sent again.
             logger.warning("push job failed", metadata: ["job": "\(job.id)", "error": "\(error)"])
         }
+    }
+
+    /// Runs `write`, a record of the job's progress (a delivery, its end, its next try), again
+    /// until it succeeds, for up to half the lease: Postgres restarting under it must not leave
+    /// a sent push unlogged (sent again once the lease runs out) nor the job waiting out the
+    /// whole lease.
+    private func recording(_ write: () async throws -> Void) async throws {
+        let deadline = ContinuousClock.now + settings.lease / 2
+        while true {
+            do {
+                return try await write()
+            } catch where ContinuousClock.now < deadline && !Task.isCancelled {
+                try? await Task.sleep(for: .milliseconds(250))
+            }
+        }
+    }
+
+    /// The wait before a job APNs could not take is tried again: 1 s, doubling to at most 5 s,
+    /// so a push planned during an outage goes out within seconds of APNs answering again.
+    static func retryDelay(afterLeases leases: Int) -> Duration {
+        .seconds(min(5, 1 << min(max(leases - 1, 0), 3)))
+    }
+
+    /// Whether the push's expiration (when APNs itself would stop trying) has passed.
+    static func expired(_ job: PushJob) -> Bool {
+        Int64(Date().timeIntervalSince1970) >= job.expiresAt
     }
 
     private func loggedTokens(of job: Int64) async throws -> Set<[UInt8]> {

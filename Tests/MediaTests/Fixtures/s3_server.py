@@ -9,6 +9,7 @@ Besides S3 it answers, outside any bucket name:
       TEXT, when given) get 503 SlowDown (retries, outages)
   GET /_test/stall?count=N&ms=M[&match=TEXT]   the next N S3 requests (those containing TEXT,
       when given) are answered M milliseconds late (timeouts)
+  GET /_test/create?bucket=B   makes bucket B (a client without S3's signing at hand)
   GET /_test/log     the S3 requests so far, one "METHOD /path?query" per line
   GET /_test/keys?bucket=B   the bucket's object keys and sizes, one "key size" per line
   GET /_test/multipart?bucket=B   how many multipart uploads are unfinished
@@ -67,6 +68,9 @@ def application(moto):
                     state["stall"] = int(arguments.get("count", "0"))
                     state["stall_ms"] = int(arguments.get("ms", "0"))
                     state["stall_match"] = arguments.get("match", "")
+                return text(start_response, "200 OK", "")
+            if path == "/_test/create":
+                s3_backends[DEFAULT_ACCOUNT_ID]["aws"].create_bucket(arguments.get("bucket", ""), "eu-west-1")
                 return text(start_response, "200 OK", "")
             if path == "/_test/log":
                 with lock:

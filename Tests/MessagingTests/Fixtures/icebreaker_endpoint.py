@@ -3,7 +3,8 @@
 
 POST /generate answers as the mode set by POST /mode {"mode": ...} says:
   ok     200 {"icebreakers": ["Generated: ...", x3]}
-  stall  waits 7 s (past the generator's 5 s timeout), then answers as ok
+  stall  waits 7 s (past the generator's 5 s timeout; "seconds" in the mode's body sets
+         another wait), then answers as ok
   fail   500
 It wants `Authorization: Bearer test-key` (401 otherwise). GET /requests lists the bodies it
 was sent. Prints "listening on PORT" once ready; runs until its standard input closes (the test
@@ -17,7 +18,7 @@ import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-state = {"mode": "ok", "requests": []}
+state = {"mode": "ok", "stall_seconds": 7, "requests": []}
 lock = threading.Lock()
 
 
@@ -44,7 +45,9 @@ class Handler(BaseHTTPRequestHandler):
         body = self.rfile.read(int(self.headers.get("Content-Length", "0")))
         if self.path == "/mode":
             with lock:
-                state["mode"] = json.loads(body)["mode"]
+                mode = json.loads(body)
+                state["mode"] = mode["mode"]
+                state["stall_seconds"] = mode.get("seconds", 7)
             self.reply(200, {})
             return
         if self.path != "/generate":
@@ -56,11 +59,12 @@ class Handler(BaseHTTPRequestHandler):
         with lock:
             state["requests"].append(json.loads(body))
             mode = state["mode"]
+            stall_seconds = state["stall_seconds"]
         if mode == "fail":
             self.reply(500, {"error": "model overloaded"})
             return
         if mode == "stall":
-            time.sleep(7)
+            time.sleep(stall_seconds)
         self.reply(200, {"icebreakers": ["Generated: first", "Generated: second", "Generated: third"]})
 
 

@@ -90,6 +90,54 @@ import TestSupport
         }
     }
 
+    @Test func anAPNsOutagePastTheRetries_isSentAgainOnceAPNsAnswers_once() async throws {
+        // Five 503s use up the sender's attempts (RV_APNS_MAX_ATTEMPTS, default 5): the push
+        // waits in the queue and goes out on a later pass, once, instead of being dropped.
+        let (members, fake) = try await Self.setUp()
+        defer { members.close() }
+        let ana = try await members.join()
+        let ben = try await members.join()
+        let token = try await Self.register(ben, members)
+        fake.script(token, Array(repeating: .error(503, "ServiceUnavailable"), count: 5))
+        _ = try await members.match(ana, ben)
+        let pushes = try await fake.waitFor(token, timeout: .seconds(30)) { $0.contains { $0.status == 200 } }
+        #expect(pushes.map(\.status) == [503, 503, 503, 503, 503, 200])
+        try await members.waitUntil("the delivery is logged once") {
+            try await Self.deliveries(of: ben, members).map(\.status) == ["delivered"]
+        }
+        try await Task.sleep(for: .seconds(2))
+        #expect(fake.requests(to: token).filter { $0.status == 200 }.count == 1)
+    }
+
+    @Test func aDeliveryLogTheDatabaseRefused_isWrittenOnceItAccepts_andThePushNotSentTwice() async throws {
+        // As while Postgres restarts: the push is sent, then its delivery cannot be logged for a
+        // moment. The worker must log it once it can, not leave the job to a second send after
+        // its lease (120 s) runs out.
+        let (members, fake) = try await Self.setUp()
+        defer { members.close() }
+        let ana = try await members.join()
+        let ben = try await members.join()
+        let token = try await Self.register(ben, members)
+        try await Self.privilege("REVOKE INSERT ON messaging.push_deliveries FROM rv_messaging", members)
+        do {
+            _ = try await members.match(ana, ben)
+            _ = try await fake.waitFor(token) { $0.contains { $0.status == 200 } }
+            try await Task.sleep(for: .seconds(1))
+        } catch {
+            try await Self.privilege("GRANT INSERT ON messaging.push_deliveries TO rv_messaging", members)
+            throw error
+        }
+        try await Self.privilege("GRANT INSERT ON messaging.push_deliveries TO rv_messaging", members)
+        try await members.waitUntil("the delivery is logged") {
+            try await Self.deliveries(of: ben, members).map(\.status) == ["delivered"]
+        }
+        #expect(fake.requests(to: token).filter { $0.status == 200 }.count == 1)
+    }
+
+    static func privilege(_ statement: String, _ members: MessagingMembers) async throws {
+        _ = try await members.admin.withConnection { try await $0.execute(statement) }
+    }
+
     @Test func preferences_turnACategoryOff_andQuietHoursMakePushesSilent() async throws {
         let (members, fake) = try await Self.setUp()
         defer { members.close() }

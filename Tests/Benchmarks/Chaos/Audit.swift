@@ -1,0 +1,169 @@
+import Foundation
+import Postgres
+import TestSupport
+
+/// What the clients were told, held against the database, the realtime streams and the fake
+/// APNs once the load stopped and the stack settled: per kind of write, how many acknowledged
+/// writes were checked, how many are missing (lost) and how many exist more than once
+/// (duplicated), and what else is wrong (a half-written write, a stream gap, a push twice).
+struct Audit {
+    struct Line {
+        let kind: String
+        var audited = 0
+        var lost = 0
+        var duplicated = 0
+        var notes: [String] = []
+    }
+
+    var lines: [Line] = []
+
+    var lost: Int { lines.reduce(0) { $0 + $1.lost } }
+    var duplicated: Int { lines.reduce(0) { $0 + $1.duplicated } }
+    var audited: Int { lines.reduce(0) { $0 + $1.audited } }
+
+    /// Counts rows of `sql` (one text parameter: a comma-separated list of ids) by its first column.
+    static func counts(_ admin: PostgresPool, _ sql: String, _ ids: [String]) async throws -> [String: Int] {
+        guard !ids.isEmpty else { return [:] }
+        let rows = try await admin.withConnection { connection in
+            try await connection.query(sql, [.text(ids.joined(separator: ","))])
+        }
+        var counts: [String: Int] = [:]
+        for row in rows { counts[try row.decode(0, as: String.self)] = try row.decode(1, as: Int.self) }
+        return counts
+    }
+
+    static func run(chat: ChatLoad, matches: MatchLoad, groups: GroupLoad, ledger: LedgerLoad, apns: FakeAPNs) async throws -> Audit {
+        let admin = try await TestDatabase.makeAdminPool(poolSize: 1)
+        defer { admin.close() }
+        var audit = Audit()
+        let delivered = Dictionary(grouping: apns.allRequests.filter { $0.status == 200 }) { "\($0.deviceToken) \($0.collapseID ?? "")" }
+            .mapValues(\.count)
+
+        // Messages, by client id: in the table once, on the receiver's stream once, pushed once.
+        var messages = Line(kind: "messages (by client id)")
+        let sent = chat.messages
+        let stored = try await counts(admin, """
+            SELECT client_message_id, count(*)::int FROM messaging.messages
+            WHERE client_message_id = ANY(string_to_array($1, ',')) GROUP BY 1
+            """, sent.map(\.clientMessageID))
+        let arrivals = chat.arrivals
+        var missed = 0, repeated = 0, pushMissing = 0, pushTwice = 0, unacknowledged = 0
+        for message in sent {
+            let count = stored[message.clientMessageID] ?? 0
+            guard let messageID = message.messageID else {
+                unacknowledged += 1
+                if count > 1 { messages.duplicated += 1 }
+                continue
+            }
+            messages.audited += 1
+            if count == 0 { messages.lost += 1 }
+            if count > 1 { messages.duplicated += 1 }
+            switch arrivals[message.clientMessageID] ?? 0 {
+            case 0: missed += 1
+            case 1: break
+            default: repeated += 1
+            }
+            let token = chat.pairs[message.pair].receiver.deviceToken.lowercased()
+            switch delivered["\(token) \(messageID)"] ?? 0 {
+            case 0: pushMissing += 1
+            case 1: break
+            default: pushTwice += 1
+            }
+        }
+        messages.notes = ["realtime: \(missed) missed, \(repeated) repeated", "pushes: \(pushMissing) missing, \(pushTwice) twice",
+                          "\(unacknowledged) never acknowledged, even sent again"]
+        messages.lost += missed + pushMissing
+        messages.duplicated += repeated + pushTwice
+        audit.lines.append(messages)
+
+        // Matches: one per pair, its conversation once (messaging applied MatchCreated once),
+        // its push to both members once.
+        var matchLine = Line(kind: "matches (one per pair)")
+        let attempts = matches.all
+        let acknowledged = attempts.compactMap(\.matchID)
+        let pairs = try await counts(admin, """
+            SELECT account_low::text || account_high::text, count(*)::int FROM discovery.matches
+            WHERE account_low::text = ANY(string_to_array($1, ',')) OR account_high::text = ANY(string_to_array($1, ',')) GROUP BY 1
+            """, attempts.flatMap { [$0.a.accountID, $0.b.accountID] })
+        let matchRows = try await counts(admin, "SELECT id::text, count(*)::int FROM discovery.matches WHERE id::text = ANY(string_to_array($1, ',')) GROUP BY 1",
+                                         acknowledged)
+        let conversations = try await counts(admin, """
+            SELECT id::text, count(*)::int FROM messaging.conversations WHERE id::text = ANY(string_to_array($1, ',')) GROUP BY 1
+            """, acknowledged)
+        var noConversation = 0, matchPushMissing = 0, matchPushTwice = 0
+        for attempt in attempts {
+            let pair = [attempt.a.accountID, attempt.b.accountID].sorted().joined()
+            if (pairs[pair] ?? 0) > 1 { matchLine.duplicated += 1 }
+            guard let matchID = attempt.matchID else { continue }
+            matchLine.audited += 1
+            if matchRows[matchID] == nil { matchLine.lost += 1 }
+            if conversations[matchID] == nil { noConversation += 1 }
+            for member in [attempt.a, attempt.b] {
+                switch delivered["\(member.deviceToken.lowercased()) match-\(matchID)"] ?? 0 {
+                case 0: matchPushMissing += 1
+                case 1: break
+                default: matchPushTwice += 1
+                }
+            }
+        }
+        matchLine.notes = ["\(attempts.count - acknowledged.count) pairs never acknowledged", "conversations missing: \(noConversation)",
+                           "pushes: \(matchPushMissing) missing, \(matchPushTwice) twice"]
+        matchLine.lost += noConversation + matchPushMissing
+        matchLine.duplicated += matchPushTwice
+        audit.lines.append(matchLine)
+
+        // Swivo: at most one acknowledged like found the match; exactly one when all three were acknowledged.
+        var swivo = Line(kind: "Swivo matches (one winner)")
+        let races = groups.swivoRaces
+        let matchedSessions = try await counts(admin, """
+            SELECT id::text, count(*)::int FROM discovery.group_sessions
+            WHERE id::text = ANY(string_to_array($1, ',')) AND matched_option_id IS NOT NULL GROUP BY 1
+            """, races.map(\.sessionID))
+        for race in races {
+            swivo.audited += 1
+            let winners = race.answers.filter { $0 }.count
+            if winners > 1 { swivo.duplicated += 1 }
+            if race.failures == 0 && winners == 0 { swivo.lost += 1 }
+            if winners == 1 && matchedSessions[race.sessionID] == nil { swivo.lost += 1 }
+        }
+        swivo.notes = ["\(races.filter { $0.failures > 0 }.count) races with a like unacknowledged"]
+        audit.lines.append(swivo)
+
+        // Momento: acknowledged photos exist once; never more than the limit per member.
+        var photos = Line(kind: "Momento photos (limit \(GroupLoad.photoLimit))")
+        let guests = groups.momentoGuests
+        let photoRows = try await counts(admin, """
+            SELECT id::text, count(*)::int FROM media.event_photos WHERE id::text = ANY(string_to_array($1, ',')) GROUP BY 1
+            """, guests.flatMap(\.photoIDs))
+        let perMember = try await counts(admin, """
+            SELECT account_id::text, count(*)::int FROM media.event_photos WHERE account_id::text = ANY(string_to_array($1, ',')) GROUP BY 1
+            """, guests.map(\.accountID))
+        var overLimit = 0
+        for guest in guests {
+            photos.audited += guest.photoIDs.count
+            photos.lost += guest.photoIDs.filter { photoRows[$0] == nil }.count
+            if (perMember[guest.accountID] ?? 0) > Int(GroupLoad.photoLimit) { overLimit += 1 }
+        }
+        photos.duplicated += overLimit
+        photos.notes = ["\(guests.count) guests, \(overLimit) over the limit"]
+        audit.lines.append(photos)
+
+        // Ledger: acknowledged entries once; none twice (by the description each call carried).
+        var entries = Line(kind: "ledger entries")
+        let written = try await counts(admin, """
+            SELECT description, count(*)::int FROM production.ledger_entries
+            WHERE episode_id::text = $1 GROUP BY 1
+            """, [ledger.episodeID])
+        for entry in ledger.all {
+            let count = written[entry.description] ?? 0
+            if count > 1 { entries.duplicated += 1 }
+            guard entry.entryID != nil else { continue }
+            entries.audited += 1
+            if count == 0 { entries.lost += 1 }
+        }
+        let unanswered = ledger.all.filter { $0.entryID == nil }
+        entries.notes = ["\(unanswered.count) unacknowledged, \(unanswered.filter { written[$0.description] != nil }.count) of them written (once)"]
+        audit.lines.append(entries)
+        return audit
+    }
+}
