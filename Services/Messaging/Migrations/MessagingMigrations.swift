@@ -76,7 +76,9 @@ enum MessagingMigrations {
                 """),
             Migration(version: 8, name: "encounters", sql: EncounterMigration.sql),
         ] + events.migrations(from: 9) + [events.occurredAtIndexMigration(version: 11)] + PushMigrations.migrations(from: 12)
-            + [icebreakerGeneration, CallMigration.migration(version: 15), pushTypes, EncounterMigration.meaningfulAnnounced]
+            + [icebreakerGeneration, CallMigration.migration(version: 15), pushTypes, EncounterMigration.meaningfulAnnounced,
+               realtime.traceContextMigration(version: 18), events.traceContextMigration(version: 19),
+               PushMigrations.traceContext(version: 20)]
     }
 
     /// A job's APNs push type: "voip" (an incoming call, to the recipient's PushKit tokens when
