@@ -1,4 +1,4 @@
-package import Foundation
+import Foundation
 
 /// A stand-in OpenTelemetry collector: `Tests/RuntimeTests/Fixtures/otlp_receiver.py` (grpcio
 /// serving opentelemetry-proto's TraceService/Export on a loopback port), writing every span it
@@ -19,7 +19,7 @@ package final class OTLPCollector: Sendable {
     package static func start() async throws -> OTLPCollector {
         try await installModules()
         let output = FileManager.default.temporaryDirectory.appendingPathComponent("otlp-\(UUID().uuidString).jsonl").path
-        FileManager.default.createFile(atPath: output, contents: nil)
+        _ = FileManager.default.createFile(atPath: output, contents: nil)
         let script = RepositoryPaths.root.appendingPathComponent("Tests/RuntimeTests/Fixtures/otlp_receiver.py").path
         do {
             return OTLPCollector(server: try await Subprocess.Server.start("/usr/bin/env", ["python3", script, "--out", output]),

@@ -12,7 +12,8 @@ import Tracing
 /// Trace context through the outbox: an event appended in a sampled span stores a producer
 /// span's context, and the exactly-once consumer applies it in a consumer span that is that
 /// span's child, linked to it, with its log lines naming the trace; an event of an unsampled
-/// trace or of no span stores none, and its handling starts no span.
+/// trace or of no span stores none, and its handling starts no span. A failed handling is an
+/// error span, and its retry another child of the producer.
 @Suite struct EventTracingTests {
     @Test func consumedEvent_continuesTheProducersTrace_asALinkedChild_withItsLogLines() async throws {
         let producerPool = try await TestDatabase.makePool()
@@ -62,8 +63,16 @@ import Tracing
         let logs = LogCapture()
         let logger = logs.logger(label: "consumer")
         let seen = Mutex<[String: SpanContext?]>([:])
+        let failedOnce = Mutex(false)
         let consumer = try EventConsumer(source: TestDatabase.uniqueName("source"), schema: "testsvc", pool: consumerPool,
                                          client: client, credential: EventsTests.consumerCredential) { event, connection in
+            let firstAttempt = event.type == "MatchCreated" && !failedOnce.withLock { failed in
+                defer { failed = true }
+                return failed
+            }
+            if firstAttempt {
+                throw RPCError(code: .unavailable, message: "a transient failure")
+            }
             seen.withLock { $0[event.type] = InstrumentationContext.current?.spanContext }
             logger.info("applying")
             _ = try await connection.query("SELECT 1")
@@ -80,7 +89,12 @@ import Tracing
         #expect(create.kind == .producer)
         let transaction = try #require(trace.first { $0.name == "postgresql transaction" && $0.parentSpanID == request.spanID })
         #expect(create.parentSpanID == transaction.context.spanID, "the producer span belongs to the appending transaction")
-        let process = try #require(trace.first { $0.name == "process MatchCreated" })
+        let attempts = trace.filter { $0.name == "process MatchCreated" }
+        try #require(attempts.count == 2, "the failed handling and its retry")
+        let failed = try #require(attempts.first { $0.status?.code == .error })
+        #expect(failed.attributes.get("error.type") == .string(String(reflecting: RPCError.self)))
+        #expect(failed.parentSpanID == create.context.spanID)
+        let process = try #require(attempts.first { $0.status == nil })
         #expect(process.kind == .consumer)
         #expect(process.parentSpanID == create.context.spanID, "a consumed event's span is its producer's child")
         #expect(process.links.map(\.context.spanID) == [create.context.spanID])
@@ -95,7 +109,7 @@ import Tracing
         for span in trace {
             span.attributes.forEach { key, value in #expect(!"\(value)".contains("secret"), "\(span.name) \(key)") }
         }
-        #expect(spans.spans.filter { $0.name.hasPrefix("process") }.count == 1, "no span for events of no sampled trace")
+        #expect(spans.spans.filter { $0.name.hasPrefix("process") }.count == 2, "no span for events of no sampled trace")
         #expect(seen.withLock { $0["Untraced"] } == .some(nil))
         #expect(seen.withLock { $0["MatchCreated"] }??.spanID == process.context.spanID)
 

@@ -1,5 +1,5 @@
 package import Contracts
-package import Instrumentation
+import Instrumentation
 import RPC
 
 /// The W3C Trace Context stored with an outbox event or a queued job: the `traceparent` (and
