@@ -40,14 +40,16 @@ package final class JourneyStack: Sendable {
         self.directory = directory
     }
 
-    /// Starts `instances` of each service (all at once) and the edge; `messagingEnvironment`
-    /// adds to messaging's settings (e.g. shorter encounter durations). `quickJobs` runs media's
+    /// Starts `instances` of each service (all at once) and the edge; `environment` adds to every
+    /// service's settings (e.g. `RV_OTLP_ENDPOINT`), `messagingEnvironment` to messaging's (e.g.
+    /// shorter encounter durations). `quickJobs` runs media's
     /// reveal, rendition and sweep jobs every 50-100 ms and messaging's push polls every 20 ms,
-    /// so tests need not wait; a benchmark of the deployment as shipped turns it off (their defaults). `environment` adds
-    /// to any service's settings by name (e.g. media's blob store). Fails with the db.sh hint
+    /// so tests need not wait; a benchmark of the deployment as shipped turns it off (their defaults).
+    /// `serviceEnvironment` adds to one service's settings by its name (e.g. media's blob store). Fails with the db.sh hint
     /// when Postgres is down, and stops whatever it started when anything fails.
-    package static func start(instances: Int = 1, push: Bool = true, messagingEnvironment: [String: String] = [:],
-                              quickJobs: Bool = true, environment extra: [String: [String: String]] = [:]) async throws -> JourneyStack {
+    package static func start(instances: Int = 1, push: Bool = true, environment shared: [String: String] = [:],
+                              messagingEnvironment: [String: String] = [:], quickJobs: Bool = true,
+                              serviceEnvironment extra: [String: [String: String]] = [:]) async throws -> JourneyStack {
         try await TestDatabase.makePool(TestDatabase.configuration(role: "identity", poolSize: 1)).close()
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("rv-journeys-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -80,7 +82,7 @@ package final class JourneyStack: Sendable {
         let common = { (service: String) -> [String: String] in
             ["RV_\(service.uppercased())_ADMIN_PORT": "0", "RV_PG_URL_\(service.uppercased())": DiscoveryStack.postgresURL(role: service),
              "RV_LOG_LEVEL": "warning", "RV_SERVICE_NAME": service, "RV_SERVICE_SECRET": secrets[service]!,
-             "RV_SERVICE_CREDENTIALS": credentials, "RV_IDENTITY_ADDRESS": address("identity")]
+             "RV_SERVICE_CREDENTIALS": credentials, "RV_IDENTITY_ADDRESS": address("identity")].merging(shared) { _, given in given }
         }
         let specific: [String: [String: String]] = [
             "identity": ["RV_PRODUCTION_ADDRESS": address("production")],

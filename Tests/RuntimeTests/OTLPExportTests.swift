@@ -121,45 +121,22 @@ import Tracing
     }
 }
 
-/// Runs `otlp_receiver.py` for the suite, installing opentelemetry-proto first when missing.
+/// Runs `OTLPCollector` (`Fixtures/otlp_receiver.py`) for the suite.
 struct OTLPReceiver: SuiteTrait, TestScoping {
-    @TaskLocal static var port = 0
-    @TaskLocal static var output = ""
+    @TaskLocal static var collector: OTLPCollector?
+
+    static var port: Int { collector?.port ?? 0 }
 
     func provideScope(for test: Test, testCase: Test.Case?,
                       performing function: @Sendable () async throws -> Void) async throws {
-        let check = try await Subprocess.run("/usr/bin/env", ["python3", "-c", "import grpc, opentelemetry.proto"],
-                                             timeout: .seconds(30))
-        if check.exitCode != 0 {
-            let install = try await Subprocess.run("/usr/bin/env", ["python3", "-m", "pip", "install", "-q", "grpcio", "opentelemetry-proto"],
-                                                   timeout: .seconds(300))
-            if install.exitCode != 0 {
-                _ = try await Subprocess.run("/usr/bin/env", ["python3", "-m", "pip", "install", "-q", "--break-system-packages",
-                                                              "grpcio", "opentelemetry-proto"], timeout: .seconds(300))
-            }
-        }
-        let output = FileManager.default.temporaryDirectory.appendingPathComponent("otlp-\(UUID().uuidString).jsonl").path
-        FileManager.default.createFile(atPath: output, contents: nil)
-        defer { try? FileManager.default.removeItem(atPath: output) }
-        let script = RepositoryPaths.root.appendingPathComponent("Tests/RuntimeTests/Fixtures/otlp_receiver.py").path
-        let server = try await Subprocess.Server.start("/usr/bin/env", ["python3", script, "--out", output])
-        defer { server.stop() }
-        try await Self.$port.withValue(server.port) {
-            try await Self.$output.withValue(output) { try await function() }
-        }
+        let collector = try await OTLPCollector.start()
+        defer { collector.stop() }
+        try await Self.$collector.withValue(collector) { try await function() }
     }
 
     /// The received spans of one trace, once `count` arrived (or after 10 s).
     static func spans(inTrace traceID: String, count: Int) async throws -> [[String: Any]] {
-        var found: [[String: Any]] = []
-        for _ in 0..<500 {
-            let text = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
-            found = text.split(separator: "\n").compactMap {
-                try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
-            }.filter { $0["trace_id"] as? String == traceID }
-            if found.count >= count { return found }
-            try await Task.sleep(for: .milliseconds(20))
-        }
-        return found
+        guard let collector else { return [] }
+        return try await collector.spans(inTrace: traceID, count: count)
     }
 }

@@ -98,6 +98,7 @@ enum IdentityMigrations {
             DeviceMigrations.tokenKinds,
             SignInMigrations.accountCredentials,
             ReferralAttempts.migration,
+            try Outbox(schema: "identity").traceContextMigration(version: 47),
         ]
     }
 }

@@ -131,6 +131,7 @@ enum MediaMigrations {
                 CREATE INDEX uploads_by_owner ON media.uploads (owner_id);
                 """),
             Migration(version: 2, name: "event cursors", sql: EventConsumer.ddl(schema: "media")),
-        ] + outbox.migrations(from: 3) + [outbox.occurredAtIndexMigration(version: 5), profilePhotos, momento, renditions]
+        ] + outbox.migrations(from: 3) + [outbox.occurredAtIndexMigration(version: 5), profilePhotos, momento, renditions,
+                                            outbox.traceContextMigration(version: 9)]
     }
 }

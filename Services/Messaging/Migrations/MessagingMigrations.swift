@@ -77,7 +77,9 @@ enum MessagingMigrations {
             Migration(version: 8, name: "encounters", sql: EncounterMigration.sql),
         ] + events.migrations(from: 9) + [events.occurredAtIndexMigration(version: 11)] + PushMigrations.migrations(from: 12)
             + [icebreakerGeneration, CallMigration.migration(version: 15), pushTypes, EncounterMigration.meaningfulAnnounced,
-               SendMessagesMigration.migration(version: 18), PushMigrations.restoreHorizon(version: 19)]
+               SendMessagesMigration.migration(version: 18), PushMigrations.restoreHorizon(version: 19),
+               realtime.traceContextMigration(version: 20), events.traceContextMigration(version: 21),
+               PushMigrations.traceContext(version: 22)]
     }
 
     /// A job's APNs push type: "voip" (an incoming call, to the recipient's PushKit tokens when

@@ -2,6 +2,7 @@ import CryptoCore
 import HTTP2
 import IOLoop
 import Synchronization
+import Tracing
 
 /// One APNs gateway (production or sandbox) over HTTP/2 and TLS: one multiplexed connection,
 /// reconnected on demand after it closes (APNs closes idle connections and sends GOAWAY).
@@ -29,8 +30,45 @@ final class APNsClient: Sendable {
     /// Sends `notification` to `deviceToken` with provider token `bearer`. Throws when the
     /// connection fails or the request times out (`timeout`); an answer, whatever its status,
     /// returns.
+    ///
+    /// Inside a span, the request is a client span by the OpenTelemetry HTTP conventions, named by
+    /// its path's template: never the device token, the provider token or the payload.
     func send(_ notification: APNsNotification, to deviceToken: String, bearer: String,
               timeout: Duration = .seconds(10)) async throws -> APNsResponse {
+        guard InstrumentationContext.current != nil else {
+            return try await exchange(notification, to: deviceToken, bearer: bearer, timeout: timeout)
+        }
+        let span = InstrumentationSystem.tracer.startSpan("POST /3/device/{device_token}", ofKind: .client)
+        defer { span.end() }
+        if span.isRecording {
+            span.updateAttributes { attributes in
+                attributes["http.request.method"] = "POST"
+                attributes["url.template"] = "/3/device/{device_token}"
+                attributes["server.address"] = host
+                attributes["server.port"] = port
+            }
+        }
+        do {
+            let response = try await exchange(notification, to: deviceToken, bearer: bearer, timeout: timeout)
+            if span.isRecording {
+                span.attributes["http.response.status_code"] = response.status
+                if response.status >= 400 {
+                    span.attributes["error.type"] = String(response.status)
+                    span.setStatus(SpanStatus(code: .error))
+                }
+            }
+            return response
+        } catch {
+            if span.isRecording {
+                span.attributes["error.type"] = String(reflecting: type(of: error))
+                span.setStatus(SpanStatus(code: .error))
+            }
+            throw error
+        }
+    }
+
+    private func exchange(_ notification: APNsNotification, to deviceToken: String, bearer: String,
+                          timeout: Duration) async throws -> APNsResponse {
         let connection = try await ready()
         var head = [
             HTTP2Header(":method", "POST"),

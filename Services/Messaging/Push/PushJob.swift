@@ -1,4 +1,5 @@
 import Foundation
+import Runtime
 
 /// One push to one account's devices, as planned from an event.
 struct PushJob: Sendable {
@@ -21,4 +22,7 @@ struct PushJob: Sendable {
     /// "voip": an incoming call, for the recipient's PushKit tokens (their alert tokens when
     /// they registered none); "alert": everything else, for alert tokens only.
     var pushType = "alert"
+    /// The trace of the span that planned it, continued by the span that works it; nil when
+    /// that trace was not sampled.
+    var trace: EventTraceContext?
 }

@@ -33,6 +33,14 @@ enum PushMigrations {
             """)
     }
 
+    /// The W3C Trace Context of the span that planned each job (`EventSpan`), NULL when its
+    /// trace was not sampled: the worker's span continues that trace.
+    static func traceContext(version: Int) -> Migration {
+        Migration(version: version, name: "push trace context", sql: """
+            ALTER TABLE messaging.push_jobs ADD COLUMN traceparent text, ADD COLUMN tracestate text;
+            """)
+    }
+
     private static func tables(version: Int) -> Migration {
         Migration(version: version, name: "push", sql: """
             CREATE TABLE messaging.push_categories (

@@ -7,16 +7,22 @@ import Runtime
 /// `available_at` forward, so a crashed instance's jobs come back once it passes), so each job
 /// is worked by one instance at a time.
 enum PushQueue {
-    /// Adds `job` unless its source already planned one for the account.
+    /// The queue's name in its spans (`messaging.destination.name`).
+    static let destination = "push"
+
+    /// Adds `job` unless its source already planned one for the account; inside a sampled span
+    /// with the trace context of a producer span (`EventSpan`), which the worker continues.
     static func add(_ job: PushJob, on connection: Connection) async throws {
+        let trace = EventSpan.produce(destination, count: 1)
         _ = try await connection.execute("""
             INSERT INTO messaging.push_jobs (source, account_id, app, category, reference, payload, collapse_id, priority,
-                                             expires_at, push_type)
-            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, to_timestamp($9::int8), $10)
+                                             expires_at, push_type, traceparent, tracestate)
+            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, to_timestamp($9::int8), $10, $11::text, $12::text)
             ON CONFLICT (source, account_id) DO NOTHING
             """, [.text(job.source), .uuid(job.account), .text(job.app), .int16(job.category.rawValue), .text(job.reference),
                   .bytea(job.payload), .text(job.collapseID), .int16(Int16(job.priority)), .int64(job.expiresAt),
-                  .text(job.pushType)])
+                  .text(job.pushType), trace.map { .text($0.traceParent) } ?? .null,
+                  trace?.traceState.map { .text($0) } ?? .null])
     }
 
     /// Leases up to `limit` due jobs for `lease`, oldest first.
@@ -33,7 +39,7 @@ enum PushQueue {
                 SET available_at = now() + $2::int8 * interval '1 millisecond', leases = leases + 1
                 FROM due WHERE j.id = due.id
                 RETURNING j.id, j.source, j.account_id, j.app, j.category, j.reference, j.payload, j.collapse_id, j.priority,
-                          extract(epoch FROM j.expires_at)::int8, j.leases, j.push_type
+                          extract(epoch FROM j.expires_at)::int8, j.leases, j.push_type, j.traceparent, j.tracestate
                 """, [.int(limit), .int64(milliseconds(lease))])
             return try rows.compactMap { row in
                 guard let category = NotificationCategory(rawValue: try row.decode(4)) else { return nil }
@@ -41,7 +47,10 @@ enum PushQueue {
                                category: category, reference: try row.decode(5), payload: try row.decode(6),
                                collapseID: try row.decode(7), priority: Int(try row.decode(8, as: Int16.self)),
                                expiresAt: try row.decode(9), leases: Int(try row.decode(10, as: Int32.self)),
-                               pushType: try row.decode(11))
+                               pushType: try row.decode(11),
+                               trace: try row.decode(12, as: String?.self).map {
+                                   EventTraceContext(traceParent: $0, traceState: try row.decode(13, as: String?.self))
+                               })
             }
         }
     }

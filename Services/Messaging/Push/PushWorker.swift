@@ -5,6 +5,7 @@ import Foundation
 import Logging
 import Postgres
 import RPC
+import Runtime
 
 /// Works the push queue on one instance: leases due jobs (other instances skip them), looks up
 /// each recipient's active APNs tokens in identity, sends to each, logs each delivery and
@@ -43,7 +44,15 @@ struct PushWorker: Sendable {
         }
     }
 
+    /// Works `job` in a span continuing the trace that planned it (`EventSpan`).
     func work(_ job: PushJob) async {
+        try? await EventSpan.consume(PushQueue.destination, context: job.trace, messageID: String(job.id),
+                                     consumer: "push-worker") {
+            await send(job)
+        }
+    }
+
+    private func send(_ job: PushJob) async {
         do {
             guard let topic = settings.topics[job.app] else {
                 logger.warning("no APNs topic for app; push dropped", metadata: ["app": "\(job.app)"])

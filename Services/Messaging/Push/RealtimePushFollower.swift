@@ -7,7 +7,8 @@ import Runtime
 /// cursor (`messaging.event_cursors`, source `push-realtime`), reads the next events below the
 /// outbox's horizon (every transaction that could still add an older one has ended), plans them
 /// and moves the cursor, so with several instances each event is planned once and none is
-/// skipped. A first start begins at the current end of the outbox, not at its history.
+/// skipped. A first start begins at the current end of the outbox, not at its history. Each
+/// event is planned in a span continuing its producer's trace (`EventSpan`).
 struct RealtimePushFollower: Sendable {
     static let source = "push-realtime"
     static let batchSize = 500
@@ -53,7 +54,12 @@ struct RealtimePushFollower: Sendable {
             // The cursor moves only with events to plan (a read-only transaction commits without a
             // WAL flush), then past the other types read with them, which are not scanned again.
             guard !batch.events.isEmpty else { return 0 }
-            for event in batch.events { try await planner.apply(event, source: "realtime", on: connection) }
+            for event in batch.events {
+                try await EventSpan.consume(event.type, context: EventTraceContext(event), messageID: event.id,
+                                            consumer: Self.source) {
+                    try await planner.apply(event, source: "realtime", on: connection)
+                }
+            }
             _ = try await connection.execute(
                 "UPDATE messaging.event_cursors SET cursor = $2, updated_at = now() WHERE source = $1",
                 [.text(Self.source), .int64(batch.readThrough)])

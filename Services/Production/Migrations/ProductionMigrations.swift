@@ -16,7 +16,7 @@ enum ProductionMigrations {
         return [casting, appendOnlyGuard, consent, ledger, points] + outbox.migrations(from: 6)
             + [outbox.occurredAtIndexMigration(version: 8), studio,
                Migration(version: 10, name: "event cursors", sql: EventConsumer.ddl(schema: "production")), dates,
-               consentTextPerApp, castMembers]
+               consentTextPerApp, castMembers, outbox.traceContextMigration(version: 14)]
     }
 
     static let casting = Migration(version: 1, name: "seasons, episodes and applications", sql: """

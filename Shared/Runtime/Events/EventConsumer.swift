@@ -13,6 +13,9 @@ package import RPC
 /// after downtime) pays one commit per batch instead of one per event, while a consumer that is
 /// up to date still applies each event as it arrives.
 ///
+/// Each event is applied in a consumer span continuing the producer's trace (`EventSpan`), so
+/// its statements, calls and log lines (`trace_id`, `span_id`) belong to the trace that caused it.
+///
 /// `WatchEvents` is an internal method: the producer refuses a consumer without a service
 /// credential it accepts (UNAUTHENTICATED, retried with backoff like any broken stream).
 package struct EventConsumer: Sendable {
@@ -126,7 +129,10 @@ package struct EventConsumer: Sendable {
             let stored: Int64 = rows.isEmpty ? 0 : try rows[0].decode(0)
             var applied = stored
             for event in events where event.cursor > applied {
-                try await apply(event, connection)
+                try await EventSpan.consume(event.type, context: EventTraceContext(event), messageID: event.id,
+                                            consumer: source) {
+                    try await apply(event, connection)
+                }
                 applied = event.cursor
             }
             guard applied > stored else { return }

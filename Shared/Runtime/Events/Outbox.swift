@@ -59,8 +59,8 @@ package struct Outbox: Sendable {
     /// Bits of a cursor that hold the event's rank in its transaction.
     package static let rankBits = 20
 
-    /// The current tables, for a scratch outbox (tests, tools): both migrations' SQL.
-    package var ddl: String { tableDDL + "\n" + parallelWritersDDL }
+    /// The current tables, for a scratch outbox (tests, tools): every migration's SQL.
+    package var ddl: String { tableDDL + "\n" + parallelWritersDDL + "\n" + traceContextDDL }
 
     /// Migration 1: the table and the counter writers used to lock (kept verbatim: applied
     /// migrations are checked against their text).
@@ -93,7 +93,16 @@ package struct Outbox: Sendable {
         """
     }
 
-    /// The outbox's migrations, numbered from `version`: a new service lists them all.
+    /// Migration 3: the W3C Trace Context of the span that appended each event (`EventSpan`),
+    /// NULL when its trace was not sampled. Identifiers and flags only.
+    private var traceContextDDL: String {
+        """
+        ALTER TABLE \(table) ADD COLUMN IF NOT EXISTS traceparent text, ADD COLUMN IF NOT EXISTS tracestate text;
+        """
+    }
+
+    /// Migrations 1 and 2, numbered from `version` (a new service also lists
+    /// `traceContextMigration`, and `occurredAtIndexMigration` when it reads by time).
     package func migrations(from version: Int) -> [Migration] {
         [migration(version: version), parallelWritersMigration(version: version + 1)]
     }
@@ -106,6 +115,11 @@ package struct Outbox: Sendable {
     /// Migration 2 alone, for a service that applied migration 1 under its own number.
     package func parallelWritersMigration(version: Int) -> Migration {
         Migration(version: version, name: "\(stream) outbox: parallel writers", sql: parallelWritersDDL)
+    }
+
+    /// Migration 3 alone: the trace context column, a later migration of every service.
+    package func traceContextMigration(version: Int) -> Migration {
+        Migration(version: version, name: "\(stream) outbox: trace context", sql: traceContextDDL)
     }
 
     /// An index on `occurred_at`, for `cursor(before:)`; a later migration of the service.
@@ -182,6 +196,9 @@ package struct Outbox: Sendable {
     /// cursor can hold fails the statement (SQLSTATE 22P02, the limit in its text), so that no
     /// event is ever dropped, even when nobody reads the statement's rows.
     ///
+    /// Inside a sampled span the rows store a producer span's trace context (`EventSpan`), else
+    /// NULL.
+    ///
     /// The usual case, one event in a transaction whose commit wakes the watchers, is a plain
     /// `INSERT … VALUES`: the common-table-expression form this replaced (a rank row, the insert,
     /// a NOTIFY step, a count) made a pipelined upsert with its event 20% slower in `pgbench`.
@@ -190,21 +207,26 @@ package struct Outbox: Sendable {
         let channel = self.channel
         let notifiedAfterCommit = OutboxNotifier.isRegistered(channel: channel)
             && connection.afterCommit { OutboxNotifier.committed(channel: channel) }
+        let trace = EventSpan.produce(event.type, count: aggregateIDs.count)
+        let traceParent: PostgresValue = trace.map { .text($0.traceParent) } ?? .null
+        let traceState: PostgresValue = trace?.traceState.map { .text($0) } ?? .null
         let insert: String
         var params: [PostgresValue]
         if aggregateIDs.count == 1 {
             insert = """
-                INSERT INTO \(table) (cursor, id, type, app, aggregate_id, payload)
-                VALUES (\(Self.nextCursor), $1, $2, $3, $4, $5)
+                INSERT INTO \(table) (cursor, id, type, app, aggregate_id, payload, traceparent, tracestate)
+                VALUES (\(Self.nextCursor), $1, $2, $3, $4, $5, $6::text, $7::text)
                 """
-            params = [.uuid(ids[0]), .text(event.type), .text(event.app), .text(aggregateIDs[0]), .bytea(event.payload)]
+            params = [.uuid(ids[0]), .text(event.type), .text(event.app), .text(aggregateIDs[0]), .bytea(event.payload),
+                      traceParent, traceState]
         } else {
             insert = """
-                INSERT INTO \(table) (cursor, id, type, app, aggregate_id, payload)
-                SELECT \(Self.nextCursor), e.id, $2, $3, e.aggregate_id, $5
+                INSERT INTO \(table) (cursor, id, type, app, aggregate_id, payload, traceparent, tracestate)
+                SELECT \(Self.nextCursor), e.id, $2, $3, e.aggregate_id, $5, $6::text, $7::text
                 FROM unnest($1::uuid[], $4::text[]) AS e(id, aggregate_id)
                 """
-            params = [.uuidArray(ids), .text(event.type), .text(event.app), .textArray(aggregateIDs), .bytea(event.payload)]
+            params = [.uuidArray(ids), .text(event.type), .text(event.app), .textArray(aggregateIDs), .bytea(event.payload),
+                      traceParent, traceState]
         }
         if notifiedAfterCommit {
             return PostgresStatement(insert + " RETURNING cursor", params)
@@ -213,7 +235,7 @@ package struct Outbox: Sendable {
         params.append(.text(channel))
         return PostgresStatement("""
             WITH inserted AS (\(insert) RETURNING cursor),
-            notified AS (SELECT pg_notify($6, '') FROM (SELECT 1 FROM inserted LIMIT 1) one)
+            notified AS (SELECT pg_notify($8, '') FROM (SELECT 1 FROM inserted LIMIT 1) one)
             SELECT cursor, (SELECT count(*) FROM notified) FROM inserted
             """, params)
     }
@@ -242,10 +264,10 @@ package struct Outbox: Sendable {
         // The horizon comes back with the events (one row of NULLs when there are none): what
         // this statement's snapshot read is complete up to it.
         let rows = try await connection.query("""
-            SELECT h.horizon, e.cursor, e.id, e.type, e.app, e.aggregate_id, e.payload, e.occurred
+            SELECT h.horizon, e.cursor, e.id, e.type, e.app, e.aggregate_id, e.payload, e.occurred, e.traceparent, e.tracestate
             FROM (SELECT \(Self.horizon) AS horizon) h
             LEFT JOIN LATERAL (
-                SELECT cursor, id, type, app, aggregate_id, payload,
+                SELECT cursor, id, type, app, aggregate_id, payload, traceparent, tracestate,
                        (extract(epoch FROM occurred_at) * 1000000)::bigint AS occurred
                 FROM \(table)
                 WHERE cursor > $1 AND cursor < h.horizon
@@ -265,6 +287,8 @@ package struct Outbox: Sendable {
             event.aggregateID = try row.decode(5)
             event.payload = try row.decode(6)
             event.occurredAt = Timestamp(microseconds: try row.decode(7))
+            event.traceparent = try row.decode(8, as: String?.self) ?? ""
+            event.tracestate = try row.decode(9, as: String?.self) ?? ""
             return event
         }
         let last = events.last?.cursor ?? cursor

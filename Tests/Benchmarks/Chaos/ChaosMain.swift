@@ -34,7 +34,7 @@ struct ChaosMain {
         let dependencies = try await SlowDependencies.start()
         defer { dependencies.stop() }
         let stack = try await JourneyStack.start(instances: options.instances, messagingEnvironment: dependencies.messagingEnvironment,
-                                                 environment: ["media": dependencies.mediaEnvironment])
+                                                 serviceEnvironment: ["media": dependencies.mediaEnvironment])
         let book = CallBook()
         do {
             let passed = try await run(options, schedule: schedule, stack: stack, dependencies: dependencies, book: book)

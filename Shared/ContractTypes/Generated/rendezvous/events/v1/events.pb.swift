@@ -76,6 +76,14 @@ public enum Events {
         public var payload: [UInt8] = []
         /// `Timestamp occurred_at = 7;`
         public var occurredAt: Timestamp?
+        /// W3C Trace Context of the span that produced the event (`traceparent`, `tracestate`
+        /// headers' values), so a consumer's span continues the producer's trace; empty when the
+        /// producer's trace was not sampled. Never user data.
+        ///
+        /// `string traceparent = 8;`
+        public var traceparent: String = ""
+        /// `string tracestate = 9;`
+        public var tracestate: String = ""
 
         public init() {}
 
@@ -86,7 +94,9 @@ public enum Events {
             app: String = "",
             aggregateID: String = "",
             payload: [UInt8] = [],
-            occurredAt: Timestamp? = nil
+            occurredAt: Timestamp? = nil,
+            traceparent: String = "",
+            tracestate: String = ""
         ) {
             self.cursor = cursor
             self.id = id
@@ -95,6 +105,8 @@ public enum Events {
             self.aggregateID = aggregateID
             self.payload = payload
             self.occurredAt = occurredAt
+            self.traceparent = traceparent
+            self.tracestate = tracestate
         }
 
         public func encode(to writer: inout ProtoWriter) {
@@ -105,6 +117,8 @@ public enum Events {
             if !self.aggregateID.isEmpty { writer.writeString(field: 5, self.aggregateID) }
             if !self.payload.isEmpty { writer.writeBytes(field: 6, self.payload) }
             if let value = self.occurredAt { writer.writeMessage(field: 7, value) }
+            if !self.traceparent.isEmpty { writer.writeString(field: 8, self.traceparent) }
+            if !self.tracestate.isEmpty { writer.writeString(field: 9, self.tracestate) }
         }
 
         public mutating func decodeField(_ field: Int, from reader: inout ProtoReader) throws {
@@ -116,6 +130,8 @@ public enum Events {
             case 5: self.aggregateID = try reader.readString()
             case 6: self.payload = try reader.readBytes()
             case 7: self.occurredAt = try reader.mergeMessage(self.occurredAt)
+            case 8: self.traceparent = try reader.readString()
+            case 9: self.tracestate = try reader.readString()
             default: try reader.skipField()
             }
         }
