@@ -1,5 +1,6 @@
 import Contracts
 import Foundation
+import Runtime
 
 /// One validated `SendMessage` call on its way to the store, and what came of it.
 struct MessageSend: Sendable {
@@ -11,6 +12,9 @@ struct MessageSend: Sendable {
     var app: String
     var clientMessageID: String
     var body: MessageBody
+    /// The trace its realtime events continue (`EventSpan`): taken where the call is served,
+    /// since the batch is stored by a task of its own. Nil when the call's trace is not sampled.
+    var trace: EventTraceContext? = EventSpan.produce("MessageReceived", count: 2)
 
     enum Outcome: Sendable {
         /// Stored, next in its conversation.

@@ -12,7 +12,8 @@ enum MessageSendStore {
     static func send(_ sends: [MessageSend], feed: RealtimeFeed,
                      on connection: Connection) async throws -> [MessageSend.Outcome] {
         let events = feed.outbox.insertSQL(selecting: """
-            SELECT gen_random_uuid() AS id, 'MessageReceived' AS type, s.app, r.recipient::text AS aggregate_id, s.payload
+            SELECT gen_random_uuid() AS id, 'MessageReceived' AS type, s.app, r.recipient::text AS aggregate_id, s.payload,
+                   s.traceparent, s.tracestate
             FROM stored s CROSS JOIN LATERAL (VALUES (1, s.r_other), (2, s.sender)) AS r(rank, recipient)
             ORDER BY s.r_ordinal, r.rank
             """)
@@ -21,7 +22,8 @@ enum MessageSendStore {
                 SELECT * FROM messaging.send_messages($1, $2, $3, $4, $5, $6, $7)),
             stored AS MATERIALIZED (
                 SELECT r_ordinal, r_other, ($3::uuid[])[r_ordinal] AS sender, ($4::text[])[r_ordinal] AS app,
-                       ($8::bytea[])[r_ordinal] || messaging.realtime_message_tail(r_sequence, r_sent_at) AS payload
+                       ($8::bytea[])[r_ordinal] || messaging.realtime_message_tail(r_sequence, r_sent_at) AS payload,
+                       ($9::text[])[r_ordinal] AS traceparent, ($10::text[])[r_ordinal] AS tracestate
                 FROM sent WHERE r_outcome = \(SendMessagesMigration.stored)),
             events AS (\(events))
             SELECT r_outcome, r_id, r_sequence, r_text, r_media, r_sent_at FROM sent ORDER BY r_ordinal
@@ -29,7 +31,8 @@ enum MessageSendStore {
                   .textArray(sends.map(\.app)), .textArray(sends.map(\.clientMessageID)),
                   .textArray(elements: sends.map { if case .text(let text) = $0.body { text } else { nil } }),
                   .uuidArray(elements: sends.map { if case .photo(let id) = $0.body { id } else { nil } }),
-                  .byteaArray(sends.map { pendingEvent($0).serializedBytes() })])
+                  .byteaArray(sends.map { pendingEvent($0).serializedBytes() }),
+                  .textArray(elements: sends.map { $0.trace?.traceParent }), .textArray(elements: sends.map { $0.trace?.traceState })])
         guard rows.count == sends.count else {
             throw PostgresError(code: .protocolViolation, context: "send_messages answered \(rows.count) of \(sends.count) sends")
         }

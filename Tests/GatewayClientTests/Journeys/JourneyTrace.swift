@@ -63,7 +63,8 @@ struct JourneyTrace {
     /// The match's chain, edge to push, each step the descendant of the one before: discovery's
     /// Swipe, its MatchCreated producer span, messaging's consumer of it, the MatchOpened event it
     /// wrote to messaging's realtime outbox, push planning's consumer of that, the push job, the
-    /// worker's consumer span, its token lookup in identity and the APNs request.
+    /// worker's consumer span, its token lookup in identity and the APNs request; and a chat
+    /// message's, from messaging's SendMessage to push planning's consumer of its event.
     func chain(in spans: [Span]) throws -> [Span] {
         let byID = Dictionary(spans.map { ($0.id, $0) }) { first, _ in first }
         func ancestors(_ span: Span) -> [Span] {
@@ -105,7 +106,18 @@ struct JourneyTrace {
             $0.service == "identity" && $0.kind == Span.server && $0.name == "rendezvous.identity.v1.DevicesInternal/ListActivePushTokens"
         }, below: worked)
         let apns = try step("APNs request span", { $0.kind == Span.client && $0.name == "POST /3/device/{device_token}" }, below: worked)
-        return [swipe, created, consumed, opened, planned, queued, worked, lookup, apns]
+        // A chat message's: messaging's SendMessage (stored by a batch of sends, in a task of
+        // its own), its MessageReceived producer span, push planning's consumer of that.
+        let messagePlanned = try step("push planning's span processing MessageReceived", {
+            $0.kind == Span.consumer && $0.name == "process MessageReceived" && $0.attribute("messaging.consumer.group.name") == "push-realtime"
+        }, below: nil)
+        let send = try step("messaging SendMessage server span above the planned MessageReceived", {
+            $0.service == "messaging" && $0.kind == Span.server && $0.name.hasSuffix("/SendMessage") && isDescendant(messagePlanned, of: $0)
+        }, below: nil)
+        let received = try step("MessageReceived producer span", {
+            $0.service == "messaging" && $0.kind == Span.producer && $0.name == "create MessageReceived"
+        }, below: send)
+        return [swipe, created, consumed, opened, planned, queued, worked, lookup, apns, send, received, messagePlanned]
     }
 
     /// Everything a trace of the journey must hold; throws naming the first thing that does not.
