@@ -36,9 +36,10 @@ struct LogRecord {
         }
 
         mutating func set(_ metadata: Logger.Metadata) {
-            if keys.isEmpty {
-                keys.reserveCapacity(metadata.count + 4)
-                values.reserveCapacity(metadata.count + 4)
+            if keys.capacity == 0 {
+                // Room for a call's line (its fields, the trace's ids, an error) at once.
+                keys.reserveCapacity(max(metadata.count, 12))
+                values.reserveCapacity(max(metadata.count, 12))
             }
             for (key, value) in metadata { set(key, value) }
         }
@@ -88,8 +89,10 @@ struct LogRecord {
         }
         // One record, one line: a line break inside a message or value becomes a space. Both are
         // ASCII, so bytes are replaced without decoding characters.
-        for index in line.indices where line[index] == 0x0A || line[index] == 0x0D {
-            line[index] = 0x20
+        line.withUnsafeMutableBufferPointer { bytes in
+            for index in bytes.indices where bytes[index] == 0x0A || bytes[index] == 0x0D {
+                bytes[index] = 0x20
+            }
         }
         line.append(0x0A)
         return String(decoding: line, as: UTF8.self)
