@@ -6,7 +6,7 @@ SWIFT ?= swift
 
 APT_PACKAGES := libnghttp2-dev libssl-dev libpq-dev zlib1g-dev libcurl4-openssl-dev libvips-dev nghttp2-client protobuf-compiler libprotobuf-dev \
                 postgresql-15 postgresql-15-postgis-3 postgresql-contrib python3 python3-pip openssl curl nginx-light zbar-tools \
-                podman runc debootstrap prometheus
+                podman runc debootstrap prometheus valgrind gcc
 PY_PACKAGES := grpcio grpcio-tools protobuf opentelemetry-proto 'moto[server]' sonora podman-compose==1.0.6 kubernetes-validate
 FUZZ_SECONDS ?= 60
 
@@ -128,6 +128,8 @@ bench: release db-start
 	python3 Tests/Benchmarks/rpc_bench.py
 	python3 Tests/Benchmarks/db_bench.py
 	python3 Tests/Benchmarks/tracing_bench.py
+	python3 Tests/Benchmarks/instructions_bench.py unary
+	python3 Tests/Benchmarks/instructions_bench.py db
 	python3 Tests/Benchmarks/identity_bench.py
 	python3 Tests/Benchmarks/discovery_bench.py
 	python3 Tests/Benchmarks/production_bench.py

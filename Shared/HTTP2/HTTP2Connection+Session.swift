@@ -101,6 +101,8 @@ extension HTTP2Connection {
         if stream.inboundHeaderBytes > Int(configuration.maxHeaderListSize) {
             return Int32(NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE.rawValue)
         }
+        // A request head holds about ten fields: room for them at once, not four regrowths.
+        if stream.headerBlock.capacity == 0 { stream.headerBlock.reserveCapacity(12) }
         stream.headerBlock.append(HTTP2Header(String(decoding: name, as: UTF8.self), String(decoding: value, as: UTF8.self)))
         return 0
     }

@@ -49,11 +49,20 @@ struct PoolState {
     /// loop, else a new one (it will be bound there) while there is room, else any idle one.
     /// Without a loop: any idle connection before a new one.
     mutating func acquire(_ waiter: Waiter) -> AcquireAction {
+        if let action = acquireWithoutWaiting(on: waiter.loop) { return action }
+        waiters.append(waiter)
+        defer { isSweeping = true }
+        return .wait(startSweeper: !isSweeping)
+    }
+
+    /// `acquire` for a caller that is not queued yet: the grant or failure it would get at once,
+    /// or nil when it would have to wait (it then calls `acquire` with a waiter).
+    mutating func acquireWithoutWaiting(on loop: EventLoop?) -> AcquireAction? {
         if isClosed { return .fail(PostgresError(code: .connectionClosed)) }
-        if let loop = waiter.loop, let index = idle.lastIndex(where: { $0.loop === loop }) {
+        if let loop, let index = idle.lastIndex(where: { $0.loop === loop }) {
             return .grant(.connection(idle.remove(at: index)))
         }
-        if waiter.loop != nil, open < capacity {
+        if loop != nil, open < capacity {
             open += 1
             return .grant(.create)
         }
@@ -62,9 +71,7 @@ struct PoolState {
             open += 1
             return .grant(.create)
         }
-        waiters.append(waiter)
-        defer { isSweeping = true }
-        return .wait(startSweeper: !isSweeping)
+        return nil
     }
 
     /// Removes a waiter that was cancelled; nil if it was served meanwhile.

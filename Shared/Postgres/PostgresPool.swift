@@ -124,6 +124,13 @@ package final class PostgresPool: Sendable {
 
     private func grant(on loop: EventLoop?) async throws -> PoolState.Grant {
         try Task.checkCancellation()
+        // Most statements find a connection free: no continuation, cancellation handler or
+        // waiter for them (this runs for every statement outside a transaction).
+        switch state.withLock({ $0.acquireWithoutWaiting(on: loop) }) {
+        case .grant(let grant): return grant
+        case .fail(let error): throw error
+        case .wait, nil: break
+        }
         let id = nextWaiterID.add(1, ordering: .relaxed).newValue
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in

@@ -4,7 +4,10 @@ extension Metadata {
     /// The custom metadata among received headers; `-bin` values are base64-decoded (padded or
     /// not), and one that does not decode is dropped.
     package init(headers: [HTTP2Header]) {
-        self.init(headerFields: headers.lazy.map { (name: $0.name, value: $0.value) })
+        // A plain loop rather than `init(headerFields:)` over a lazy map: that generic is not
+        // specialized across modules, and its iterator cost more than the fields (on every call).
+        self.init()
+        for header in headers { addReceived(header.value, forKey: header.name) }
     }
 
     /// Appends this metadata as header fields, skipping reserved names. Binary values and

@@ -15,6 +15,9 @@ package enum RPCKind: Sendable {
 package struct RPCRoute: Sendable {
     package var kind: RPCKind
     package var handler: @Sendable (ServerCall) async throws -> Void
+    /// The server span's name, `package.Service/Method`: set when the route is added, so a
+    /// call does not derive it from its path again.
+    var spanName = ""
 }
 
 /// A service's methods, registered by path.
@@ -33,6 +36,8 @@ package struct RPCRouter: Sendable {
     func route(for path: String) -> RPCRoute? { routes[path] }
 
     package mutating func add(path: String, route: RPCRoute) {
+        var route = route
+        route.spanName = RPCSpan.name(path: path)
         routes[path] = route
     }
 

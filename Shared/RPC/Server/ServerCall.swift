@@ -110,7 +110,7 @@ package final class ServerCall: HTTP2StreamDelegate, @unchecked Sendable {
     }
 
     private func runTraced(tracer: any Tracer) async {
-        let span = RPCSpan.startServer(path: context.path, metadata: context.requestMetadata, tracer: tracer)
+        let span = RPCSpan.startServer(name: route.spanName, metadata: context.requestMetadata, tracer: tracer)
         await InstrumentationContext.$current.withValue(span.context) {
             do {
                 try await options.intercept(context) {

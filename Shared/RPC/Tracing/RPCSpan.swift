@@ -10,11 +10,11 @@ enum RPCSpan {
     }
 
     /// The server span of a call, continuing the trace in `metadata` or starting one.
-    static func startServer(path: String, metadata: Metadata, tracer: any Tracer) -> any Tracing.Span {
+    static func startServer(name: String, metadata: Metadata, tracer: any Tracer) -> any Tracing.Span {
         var parent = InstrumentationContext.topLevel
         tracer.extract(metadata, into: &parent, using: MetadataExtractor())
-        let span = tracer.startSpan(name(path: path), context: parent, ofKind: .server)
-        if span.isRecording { describe(span, path: path) }
+        let span = tracer.startSpan(name, context: parent, ofKind: .server)
+        if span.isRecording { describe(span, name: name) }
         return span
     }
 
@@ -31,7 +31,7 @@ enum RPCSpan {
         }
         let span = tracer.startSpan(name(path: path), context: parent, ofKind: .client)
         if span.isRecording {
-            describe(span, path: path)
+            describe(span, name: name(path: path))
             span.attributes["server.address"] = host
             span.attributes["server.port"] = port
         }
@@ -40,8 +40,8 @@ enum RPCSpan {
         return (span, metadata)
     }
 
-    private static func describe(_ span: any Tracing.Span, path: String) {
-        let name = name(path: path)
+    /// `name`: the span's, `package.Service/Method`.
+    private static func describe(_ span: any Tracing.Span, name: String) {
         span.updateAttributes { attributes in
             attributes["rpc.system"] = "grpc"
             if let slash = name.lastIndex(of: "/") {

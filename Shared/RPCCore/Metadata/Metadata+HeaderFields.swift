@@ -3,12 +3,17 @@ extension Metadata {
     /// base64-decoded (padded or not), and one that does not decode is dropped.
     package init(headerFields: some Sequence<(name: String, value: String)>) {
         self.init()
-        for field in headerFields where !Metadata.isReserved(field.name) {
-            if field.name.hasSuffix("-bin") {
-                if let bytes = Base64.decode(field.value) { addBinary(bytes, forKey: field.name) }
-            } else {
-                addString(field.value, forKey: field.name)
-            }
+        for field in headerFields { addReceived(field.value, forKey: field.name) }
+    }
+
+    /// Adds one received header field unless its name is reserved: a `-bin` value
+    /// base64-decoded (dropped when it does not decode), any other as text.
+    package mutating func addReceived(_ value: String, forKey name: String) {
+        guard !Metadata.isReserved(name) else { return }
+        if name.hasSuffix("-bin") {
+            if let bytes = Base64.decode(value) { addBinary(bytes, forKey: name) }
+        } else {
+            addString(value, forKey: name)
         }
     }
 

@@ -64,7 +64,13 @@ public struct Metadata: Sendable, Equatable, Sequence {
 extension Metadata {
     /// Headers that belong to the protocol, never exposed as metadata.
     package static func isReserved(_ name: String) -> Bool {
-        if name.hasPrefix(":") { return true }
+        // Checked for every received header: the first byte settles most names without the
+        // string comparisons below (every reserved name starts with one of these letters).
+        switch name.utf8.first {
+        case UInt8(ascii: ":"): return true
+        case UInt8(ascii: "c"), UInt8(ascii: "t"), UInt8(ascii: "g"), UInt8(ascii: "h"), UInt8(ascii: "u"), UInt8(ascii: "k"): break
+        default: return false
+        }
         switch name {
         case "content-type", "te", "grpc-timeout", "grpc-encoding", "grpc-accept-encoding",
              "grpc-status", "grpc-message", "grpc-status-details-bin", "content-length",

@@ -17,7 +17,15 @@ package struct TraceID: Sendable, Hashable {
     package var bytes: [UInt8] { HexID.bytes(high) + HexID.bytes(low) }
 
     /// 32 lowercase hex digits.
-    package var hex: String { HexID.hex(high) + HexID.hex(low) }
+    package var hex: String {
+        // One string written in place: two 16-digit halves concatenated cost three allocations
+        // (every logged line inside a call names its trace).
+        String(unsafeUninitializedCapacity: 32) { buffer in
+            HexID.write(high, into: buffer, at: 0)
+            HexID.write(low, into: buffer, at: 16)
+            return 32
+        }
+    }
 
     /// Parses exactly 32 lowercase hex digits (zero included: the caller decides).
     package init?(hex: Substring.UTF8View) {
@@ -53,11 +61,16 @@ enum HexID {
 
     static func hex(_ value: UInt64) -> String {
         String(unsafeUninitializedCapacity: 16) { buffer in
-            for index in 0..<16 {
-                // Safe: a nibble is 0...15, an index into the 16 digits.
-                buffer[index] = digits[Int((value >> UInt64(60 - 4 * index)) & 0xF)]
-            }
+            write(value, into: buffer, at: 0)
             return 16
+        }
+    }
+
+    /// The 16 digits of `value` into `buffer[offset..<offset + 16]`.
+    static func write(_ value: UInt64, into buffer: UnsafeMutableBufferPointer<UInt8>, at offset: Int) {
+        for index in 0..<16 {
+            // Safe: a nibble is 0...15, an index into the 16 digits.
+            buffer[offset + index] = digits[Int((value >> UInt64(60 - 4 * index)) & 0xF)]
         }
     }
 

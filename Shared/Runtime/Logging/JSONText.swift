@@ -28,13 +28,17 @@ enum JSONText {
     }
 
     static func appendObject(_ metadata: Logger.Metadata, to output: inout String) {
+        appendObject(sorted: metadata.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }, to: &output)
+    }
+
+    /// An object of fields already in key order.
+    static func appendObject(sorted fields: [(key: String, value: Logger.MetadataValue)], to output: inout String) {
         output.append("{")
-        for (index, key) in metadata.keys.sorted().enumerated() {
+        for (index, field) in fields.enumerated() {
             if index > 0 { output.append(",") }
-            appendString(key, to: &output)
+            appendString(field.key, to: &output)
             output.append(":")
-            // Safe: the key comes from the dictionary.
-            appendValue(metadata[key]!, to: &output)
+            appendValue(field.value, to: &output)
         }
         output.append("}")
     }

@@ -10,7 +10,40 @@ struct LogRecord {
     var level: Logger.Level
     var label: String
     var message: String
-    var metadata: Logger.Metadata
+    var metadata: Fields
+
+    /// A record's metadata in key order, each key once.
+    struct Fields {
+        // Keys apart from values: the search compares keys without copying values.
+        private(set) var keys: [String] = []
+        private(set) var values: [Logger.MetadataValue] = []
+
+        var isEmpty: Bool { keys.isEmpty }
+
+        var elements: [(key: String, value: Logger.MetadataValue)] { Array(zip(keys, values)) }
+
+        /// Sets `key` to `value`, replacing an earlier value.
+        mutating func set(_ key: String, _ value: Logger.MetadataValue) {
+            // A handful of keys: a linear search beats hashing them.
+            var index = keys.endIndex
+            while index > keys.startIndex, key < keys[index - 1] { index -= 1 }
+            if index > keys.startIndex, keys[index - 1] == key {
+                values[index - 1] = value
+            } else {
+                keys.insert(key, at: index)
+                values.insert(value, at: index)
+            }
+        }
+
+        mutating func set(_ metadata: Logger.Metadata) {
+            if keys.capacity == 0 {
+                // Room for a call's line (its fields, the trace's ids, an error) at once.
+                keys.reserveCapacity(max(metadata.count, 12))
+                values.reserveCapacity(max(metadata.count, 12))
+            }
+            for (key, value) in metadata { set(key, value) }
+        }
+    }
 
     /// `{"timestamp":…,"level":…,"label":…,"message":…,"metadata":{…}}` and a newline.
     func jsonLine() -> String {
@@ -25,7 +58,7 @@ struct LogRecord {
         JSONText.appendString(message, to: &line)
         if !metadata.isEmpty {
             line += ",\"metadata\":"
-            JSONText.appendObject(metadata, to: &line)
+            JSONText.appendObject(sorted: metadata.elements, to: &line)
         }
         line += "}\n"
         return line
@@ -33,28 +66,36 @@ struct LogRecord {
 
     /// `2025-01-02T03:04:05.678Z info label: message key=value …` and a newline.
     func textLine() -> String {
-        var line = timestamp
-        line.reserveCapacity(192)
-        line += " "
-        line += level.rawValue
-        line += " "
-        line += label
-        line += ": "
-        line += message
-        for key in metadata.keys.sorted() {
-            line += " "
-            line += key
-            line += "="
-            // Safe: the key comes from the dictionary.
-            line += metadata[key]!.description
+        // Bytes first, one String at the end: String appends check and grow on every piece
+        // (this runs for every logged call).
+        var line: [UInt8] = []
+        line.reserveCapacity(256)
+        line.append(contentsOf: timestamp.utf8)
+        line.append(UInt8(ascii: " "))
+        line.append(contentsOf: level.rawValue.utf8)
+        line.append(UInt8(ascii: " "))
+        line.append(contentsOf: label.utf8)
+        line.append(contentsOf: ": ".utf8)
+        line.append(contentsOf: message.utf8)
+        for (key, value) in zip(metadata.keys, metadata.values) {
+            line.append(UInt8(ascii: " "))
+            line.append(contentsOf: key.utf8)
+            line.append(UInt8(ascii: "="))
+            if case .string(let text) = value {
+                line.append(contentsOf: text.utf8)
+            } else {
+                line.append(contentsOf: value.description.utf8)
+            }
         }
         // One record, one line: a line break inside a message or value becomes a space. Both are
-        // ASCII, so bytes are replaced without decoding characters (this runs on every call).
-        if line.withUTF8({ $0.contains { $0 == 0x0A || $0 == 0x0D } }) {
-            line = String(decoding: line.utf8.map { $0 == 0x0A || $0 == 0x0D ? 0x20 : $0 }, as: UTF8.self)
+        // ASCII, so bytes are replaced without decoding characters.
+        line.withUnsafeMutableBufferPointer { bytes in
+            for index in bytes.indices where bytes[index] == 0x0A || bytes[index] == 0x0D {
+                bytes[index] = 0x20
+            }
         }
-        line += "\n"
-        return line
+        line.append(0x0A)
+        return String(decoding: line, as: UTF8.self)
     }
 
     /// The current time as RFC 3339 UTC with milliseconds.

@@ -37,18 +37,18 @@ package struct StructuredLogHandler: LogHandler {
 
     /// Formats and writes one record.
     package func log(event: LogEvent) {
-        var merged = metadata
-        if let provided = metadataProvider?.get() {
-            merged.merge(provided) { _, new in new }
-        }
-        if let extra = event.metadata {
-            merged.merge(extra) { _, new in new }
-        }
+        // Later sources win on a shared key: the handler's metadata, the provider's, the
+        // event's, then the error. Kept sorted as they come, rather than merged dictionaries
+        // sorted at the end (this runs for every logged call).
+        var fields = LogRecord.Fields()
+        fields.set(metadata)
+        if let provided = metadataProvider?.get() { fields.set(provided) }
+        if let extra = event.metadata { fields.set(extra) }
         if let error = event.error {
-            merged["error"] = .string(String(describing: error))
+            fields.set("error", .string(String(describing: error)))
         }
         let record = LogRecord(timestamp: LogRecord.now(), level: event.level, label: label,
-                               message: event.message.description, metadata: merged)
+                               message: event.message.description, metadata: fields)
         switch format {
         case .json: sink.write(record.jsonLine())
         case .text: sink.write(record.textLine())

@@ -53,9 +53,11 @@ package struct RuntimeTracer: Tracer {
             spanContext = SpanContext(traceID: traceID, spanID: SpanIDGenerator.nextSpanID(), isSampled: samples(traceID))
         }
         context.spanContext = spanContext
+        let recordedBy = spanContext.isSampled ? sink : nil
         return RuntimeSpan(name: operationName, context: context, spanContext: spanContext, parentSpanID: parent?.spanID,
-                           kind: kind, startNanoseconds: instant().nanosecondsSinceEpoch,
-                           sink: spanContext.isSampled ? sink : nil)
+                           // Only a recorded span reports its start: no clock read for the rest.
+                           kind: kind, startNanoseconds: recordedBy != nil ? instant().nanosecondsSinceEpoch : 0,
+                           sink: recordedBy)
     }
 
     package func forceFlush() {}
