@@ -95,7 +95,7 @@ package final class EndToEndServiceProcess: Sendable {
     package func kill() async {
         await Subprocess.onDedicatedThread { [process] in
             Glibc.kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
+            Subprocess.waitForExit(process)
         }
         try? FileManager.default.removeItem(atPath: logFile)
     }

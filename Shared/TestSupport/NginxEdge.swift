@@ -189,7 +189,7 @@ package final class NginxEdge: @unchecked Sendable {
     package func stop() {
         if process.isRunning {
             process.terminate()
-            process.waitUntilExit()
+            Subprocess.waitForExit(process)
         }
         try? FileManager.default.removeItem(at: directory)
     }

@@ -64,9 +64,26 @@ package enum Subprocess {
         process.terminate()
         let deadline = Date().addingTimeInterval(Double(grace.components.seconds)
                                                  + Double(grace.components.attoseconds) / 1e18)
-        while process.isRunning && Date() < deadline { usleep(10_000) }
+        while process.isRunning && !hasEnded(process.processIdentifier) && Date() < deadline { usleep(10_000) }
         if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-        process.waitUntilExit()
+        waitForExit(process)
+    }
+
+    /// Returns once `process` exited. Not Foundation's `waitUntilExit`: it spins its run loop,
+    /// and in a chaos run it never returned for a child killed with SIGKILL, which stayed a
+    /// zombie nobody reaped while `isRunning` stayed true. The kernel's view decides too: a child
+    /// that is a zombie or gone has exited (its status may then be unread: do not ask for it).
+    package static func waitForExit(_ process: Process) {
+        while process.isRunning && !hasEnded(process.processIdentifier) { usleep(5_000) }
+    }
+
+    /// Whether `pid` is a zombie or no longer exists, by the state in `/proc/<pid>/stat`.
+    static func hasEnded(_ pid: Int32) -> Bool {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8) else { return true }
+        // "pid (command) S …": the state follows the last ")" (a command may hold one).
+        guard let close = stat.lastIndex(of: ")") else { return false }
+        let state = stat[stat.index(after: close)...].first { $0 != " " }
+        return state == "Z" || state == "X"
     }
 
     /// A long-running child (a grpcio server, a Python stand-in for S3, Instagram or an LLM

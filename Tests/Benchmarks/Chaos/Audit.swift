@@ -32,7 +32,8 @@ struct Audit {
         return counts
     }
 
-    static func run(chat: ChatLoad, matches: MatchLoad, groups: GroupLoad, ledger: LedgerLoad, apns: FakeAPNs) async throws -> Audit {
+    static func run(chat: ChatLoad, matches: MatchLoad, groups: GroupLoad, ledger: LedgerLoad, consent: ConsentLoad,
+                    apns: FakeAPNs) async throws -> Audit {
         let admin = try await TestDatabase.makeAdminPool(poolSize: 1)
         defer { admin.close() }
         var audit = Audit()
@@ -164,6 +165,28 @@ struct Audit {
         let unanswered = ledger.all.filter { $0.entryID == nil }
         entries.notes = ["\(unanswered.count) unacknowledged, \(unanswered.filter { written[$0.description] != nil }.count) of them written (once)"]
         audit.lines.append(entries)
+
+        // Consent records: acknowledged ones once, none twice (by the device text each carried),
+        // and every record of the episode one the load asked for.
+        var records = Line(kind: "consent records")
+        let signed = try await counts(admin, """
+            SELECT device_info, count(*)::int FROM production.consent_records
+            WHERE episode_id::text = $1 GROUP BY 1
+            """, [consent.episodeID])
+        let asked = Set(consent.all.map(\.deviceInfo))
+        for capture in consent.all {
+            let count = signed[capture.deviceInfo] ?? 0
+            if count > 1 { records.duplicated += 1 }
+            guard capture.recordID != nil else { continue }
+            records.audited += 1
+            if count == 0 { records.lost += 1 }
+        }
+        let strays = signed.keys.filter { !asked.contains($0) }.count
+        records.duplicated += strays
+        let unsigned = consent.all.filter { $0.recordID == nil }
+        records.notes = ["\(unsigned.count) unacknowledged, \(unsigned.filter { signed[$0.deviceInfo] != nil }.count) of them written (once)"
+                         + (strays > 0 ? "; \(strays) records nobody asked for" : "")]
+        audit.lines.append(records)
         return audit
     }
 }

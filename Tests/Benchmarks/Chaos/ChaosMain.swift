@@ -60,6 +60,8 @@ struct ChaosMain {
         defer { chat.close() }
         let ledger = try await LedgerLoad.prepare(population)
         defer { ledger.close() }
+        let consent = try await ConsentLoad.prepare(population)
+        defer { consent.close() }
         let probes = try await Probes.make(population)
         defer { probes.close() }
         let matches = MatchLoad(population: population)
@@ -68,7 +70,7 @@ struct ChaosMain {
         let injector = FaultInjector(stack: stack, dependencies: dependencies)
 
         say("chaos: load for \(options.duration) s: \(options.pairs) chatting pairs, new matches, Swivo races, Momento guests, "
-              + "ledger entries; \(options.instances) instances per service behind the edge")
+              + "ledger entries, consent records; \(options.instances) instances per service behind the edge")
         let start = ContinuousClock.now
         let end = start + .seconds(options.duration)
         let probeEnd = end + .seconds(15)
@@ -78,6 +80,7 @@ struct ChaosMain {
             group.addTask { await groups.runSwivo(until: end, interval: .seconds(2)) }
             group.addTask { await groups.runMomento(until: end, interval: .seconds(3)) }
             group.addTask { await ledger.run(until: end, interval: .seconds(1)) }
+            group.addTask { await consent.run(until: end, interval: .seconds(1)) }
             group.addTask { await injector.run(schedule, from: start) }
             group.addTask { await probes.run(until: probeEnd) }
         }
@@ -85,7 +88,7 @@ struct ChaosMain {
         let rematched = await matches.retryFailed()
         guard let apns = stack.apns else { throw ChaosFailure("the stack pushes nowhere") }
         let settled = await settle(chat: chat, matches: matches, apns: apns)
-        let audit = try await Audit.run(chat: chat, matches: matches, groups: groups, ledger: ledger, apns: apns)
+        let audit = try await Audit.run(chat: chat, matches: matches, groups: groups, ledger: ledger, consent: consent, apns: apns)
         say(Report(duration: options.duration, faults: injector.all, probes: probes, book: book, audit: audit,
                    retried: resent + rematched, settled: settled).text)
         return audit.lost == 0 && audit.duplicated == 0
