@@ -1,3 +1,4 @@
+import Contracts
 import Foundation
 import Postgres
 import TestSupport
@@ -33,7 +34,7 @@ struct Audit {
     }
 
     static func run(chat: ChatLoad, matches: MatchLoad, groups: GroupLoad, ledger: LedgerLoad, consent: ConsentLoad,
-                    apns: FakeAPNs) async throws -> Audit {
+                    encounters: EncounterLoad, apns: FakeAPNs) async throws -> Audit {
         let admin = try await TestDatabase.makeAdminPool(poolSize: 1)
         defer { admin.close() }
         var audit = Audit()
@@ -187,6 +188,26 @@ struct Audit {
         records.notes = ["\(unsigned.count) unacknowledged, \(unsigned.filter { signed[$0.deviceInfo] != nil }.count) of them written (once)"
                          + (strays > 0 ? "; \(strays) records nobody asked for" : "")]
         audit.lines.append(records)
+
+        // Points, once per rule: each member of an acknowledged join has the encounter's
+        // connection bonus once (production applies messaging's award event, waited for up to
+        // 60 s), and no member of any encounter started has it twice.
+        var points = Line(kind: "points (connection bonus)")
+        let bonus = "SELECT account_id::text || ' ' || encounter_id, count(*)::int FROM production.points_entries "
+            + "WHERE reason = \(Points.PointsReason.connectionBonus.rawValue) AND encounter_id = ANY(string_to_array($1, ',')) GROUP BY 1"
+        let joined = encounters.joined
+        let expected = joined.flatMap { meeting in meeting.members.map { "\($0) \(meeting.encounterID)" } }
+        var granted = try await counts(admin, bonus, encounters.started)
+        let patience = ContinuousClock.now + .seconds(60)
+        while expected.contains(where: { granted[$0] == nil }) && ContinuousClock.now < patience {
+            try await Task.sleep(for: .milliseconds(250))
+            granted = try await counts(admin, bonus, encounters.started)
+        }
+        points.audited = expected.count
+        points.lost = expected.filter { granted[$0] == nil }.count
+        points.duplicated = granted.values.filter { $0 > 1 }.count
+        points.notes = ["\(joined.count) encounters joined of \(encounters.started.count) started"]
+        audit.lines.append(points)
         return audit
     }
 }

@@ -67,10 +67,11 @@ struct ChaosMain {
         let matches = MatchLoad(population: population)
         defer { matches.close() }
         let groups = GroupLoad(population: population)
+        let encounters = EncounterLoad(population: population)
         let injector = FaultInjector(stack: stack, dependencies: dependencies)
 
         say("chaos: load for \(options.duration) s: \(options.pairs) chatting pairs, new matches, Swivo races, Momento guests, "
-              + "ledger entries, consent records; \(options.instances) instances per service behind the edge")
+              + "ledger entries, consent records, Unseen encounters' points; \(options.instances) instances per service behind the edge")
         let start = ContinuousClock.now
         let end = start + .seconds(options.duration)
         let probeEnd = end + .seconds(15)
@@ -81,6 +82,7 @@ struct ChaosMain {
             group.addTask { await groups.runMomento(until: end, interval: .seconds(3)) }
             group.addTask { await ledger.run(until: end, interval: .seconds(1)) }
             group.addTask { await consent.run(until: end, interval: .seconds(1)) }
+            group.addTask { await encounters.run(until: end, interval: .seconds(2)) }
             group.addTask { await injector.run(schedule, from: start) }
             group.addTask { await probes.run(until: probeEnd) }
         }
@@ -88,7 +90,8 @@ struct ChaosMain {
         let rematched = await matches.retryFailed()
         guard let apns = stack.apns else { throw ChaosFailure("the stack pushes nowhere") }
         let settled = await settle(chat: chat, matches: matches, apns: apns)
-        let audit = try await Audit.run(chat: chat, matches: matches, groups: groups, ledger: ledger, consent: consent, apns: apns)
+        let audit = try await Audit.run(chat: chat, matches: matches, groups: groups, ledger: ledger, consent: consent,
+                                        encounters: encounters, apns: apns)
         say(Report(duration: options.duration, faults: injector.all, probes: probes, book: book, audit: audit,
                    retried: resent + rematched, settled: settled).text)
         return audit.lost == 0 && audit.duplicated == 0
