@@ -6,13 +6,20 @@ package enum ProcessCPU {
 
     /// nil when the process or /proc is not there.
     package static func seconds(pid: Int32?) -> Double? {
+        // utime is field 14 and stime 15 (proc(5)).
+        guard let (_, fields) = statFields(pid), fields.count > 12, let user = Double(fields[11]),
+              let system = Double(fields[12]) else { return nil }
+        return (user + system) / ticksPerSecond
+    }
+
+    /// /proc/<pid>/stat (or the caller's own when nil): the command, and the fields after it,
+    /// the state (field 3 in proc(5)) first. The command may hold spaces and parentheses, so it
+    /// ends at the last ")". nil when the process or /proc is not there.
+    package static func statFields(_ pid: Int32?) -> (command: Substring, fields: [Substring])? {
         let path = pid.map { "/proc/\($0)/stat" } ?? "/proc/self/stat"
         guard let text = try? String(contentsOfFile: path, encoding: .utf8),
-              let close = text.lastIndex(of: ")") else { return nil }
-        // Fields after the command name: state is field 3, utime 14 and stime 15 (proc(5)).
-        let fields = text[text.index(after: close)...].split(separator: " ")
-        guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { return nil }
-        return (user + system) / ticksPerSecond
+              let open = text.firstIndex(of: "("), let close = text.lastIndex(of: ")") else { return nil }
+        return (text[text.index(after: open)..<close], text[text.index(after: close)...].split(separator: " "))
     }
 }
 
@@ -37,12 +44,10 @@ extension ProcessCPU {
     /// Fields of /proc/<pid>/stat (proc(5)): the command, the parent (field 4), utime + stime
     /// (14, 15) and cutime + cstime (16, 17), in clock ticks.
     private static func stat(_ pid: Int32) -> (command: Substring, parent: Int32, own: Double, reapedChildren: Double)? {
-        guard let text = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-              let open = text.firstIndex(of: "("), let close = text.lastIndex(of: ")") else { return nil }
-        let fields = text[text.index(after: close)...].split(separator: " ")
-        guard fields.count > 14, let parent = Int32(fields[1]), let user = Double(fields[11]), let system = Double(fields[12]),
+        guard let (command, fields) = statFields(pid), fields.count > 14, let parent = Int32(fields[1]),
+              let user = Double(fields[11]), let system = Double(fields[12]),
               let childUser = Double(fields[13]), let childSystem = Double(fields[14]) else { return nil }
-        return (text[text.index(after: open)..<close], parent, user + system, childUser + childSystem)
+        return (command, parent, user + system, childUser + childSystem)
     }
 
     private static func isPostgres(_ pid: Int32) -> Bool {

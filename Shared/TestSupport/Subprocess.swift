@@ -79,10 +79,7 @@ package enum Subprocess {
 
     /// Whether `pid` is a zombie or no longer exists, by the state in `/proc/<pid>/stat`.
     static func hasEnded(_ pid: Int32) -> Bool {
-        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8) else { return true }
-        // "pid (command) S …": the state follows the last ")" (a command may hold one).
-        guard let close = stat.lastIndex(of: ")") else { return false }
-        let state = stat[stat.index(after: close)...].first { $0 != " " }
+        guard let state = ProcessCPU.statFields(pid)?.fields.first else { return true }
         return state == "Z" || state == "X"
     }
 
