@@ -11,7 +11,7 @@ package enum HTTP2Client {
                                 security: TransportSecurity = .plaintext,
                                 configuration: HTTP2Configuration = HTTP2Configuration()) async throws -> HTTP2Connection {
         // A name goes to the resolver, which may block: not on this (shared, cooperative) thread.
-        let fd = Socket.needsResolver(host)
+        let fd = HostResolver.needsLookup(host)
             ? try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Int32, any Error>) in
                 DispatchQueue.global().async { continuation.resume(with: Result { try Socket.connect(host: host, port: port) }) }
             }

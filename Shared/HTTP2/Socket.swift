@@ -121,33 +121,7 @@ package enum Socket {
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = in_port_t(UInt16(port).bigEndian)
-        let literal = host == "localhost" ? "127.0.0.1" : host
-        if inet_pton(AF_INET, literal, &address.sin_addr) != 1 {
-            address.sin_addr = try resolve(name: host)
-        }
+        address.sin_addr = try HostResolver.shared.address(of: host)
         return address
-    }
-
-    /// Whether connecting to `host` asks the resolver (it is neither a dotted quad nor localhost),
-    /// which may block: callers on a shared thread move the connect off it.
-    package static func needsResolver(_ host: String) -> Bool {
-        var address = in_addr()
-        return host != "localhost" && inet_pton(AF_INET, host, &address) != 1
-    }
-
-    /// The first IPv4 address the system resolver gives `name` (getaddrinfo: /etc/hosts, then
-    /// DNS, as nsswitch.conf says): a compose service or Kubernetes Service name. Asked on every
-    /// connect, so a restarted peer's new address is found. Blocks while it asks.
-    private static func resolve(name: String) throws -> in_addr {
-        guard !name.isEmpty, name.utf8.count <= 253 else { throw SocketError.system("address \(name)", EINVAL) }
-        var hints = addrinfo()
-        hints.ai_family = AF_INET
-        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
-        var result: UnsafeMutablePointer<addrinfo>?
-        let rc = getaddrinfo(name, nil, &hints, &result)
-        defer { if let result { freeaddrinfo(result) } }
-        guard rc == 0, let first = result, let address = first.pointee.ai_addr else { throw SocketError.resolver(name, rc) }
-        // Safe: only AF_INET was asked for, so every ai_addr is a sockaddr_in.
-        return address.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { $0.pointee.sin_addr }
     }
 }

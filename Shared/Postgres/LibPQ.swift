@@ -1,11 +1,23 @@
 internal import CLibPQ
 internal import Glibc
+import IOLoop
 
 /// Stateless helpers over libpq: connecting, binding parameters, copying results and errors.
 enum LibPQ {
     /// Opens a blocking connection; throws `.connectionFailed` with libpq's message.
     static func open(_ configuration: PostgresConfiguration) throws(PostgresError) -> OpaquePointer {
-        let parameters = configuration.connectionParameters
+        var parameters = configuration.connectionParameters
+        // libpq would ask the resolver on every connect, with no bound on a stalled lookup
+        // (`connect_timeout` starts after it): the process' resolver answers instead, falling
+        // back to the last address when DNS is slow. `host` stays for TLS and .pgpass.
+        let host = configuration.host
+        if !host.hasPrefix("/"), !host.contains(","), HostResolver.needsLookup(host) {
+            do {
+                parameters.append(("hostaddr", try HostResolver.shared.dottedAddress(of: host)))
+            } catch {
+                throw PostgresError(code: .connectionFailed, context: "\(error)")
+            }
+        }
         let keywords = parameters.map { strdup($0.0) }
         let values = parameters.map { strdup($0.1) }
         defer {
