@@ -68,6 +68,15 @@ package final class AccessTokenVerifier: Sendable {
         return account
     }
 
+    /// Returns once a key set is at hand, fresh or not, fetching one when there is none; throws
+    /// `keysUnavailable` while none can be had. A service that verifies tokens is ready only
+    /// then: without keys, every call that needs a token fails. Once it has some, identity being
+    /// away does not matter here (tokens verify with the last set until it returns).
+    package func ensureKeys() async throws(AuthFailure) {
+        if cache.withLock({ $0.keys != nil }) { return }
+        _ = try await currentKeysOrFailure()
+    }
+
     private var keysAreFresh: Bool {
         cache.withLock { $0.keys != nil && $0.expiresAt > .now }
     }
@@ -132,6 +141,16 @@ package final class AccessTokenVerifier: Sendable {
             return try await fetch()
         } catch {
             if let cached { return cached }
+            throw AuthFailure(.keysUnavailable)
+        }
+    }
+
+    private func currentKeysOrFailure() async throws(AuthFailure) -> JWKSet {
+        do {
+            return try await currentKeys()
+        } catch let failure as AuthFailure {
+            throw failure
+        } catch {
             throw AuthFailure(.keysUnavailable)
         }
     }

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import Auth
 import Logging
 package import RPC
 import ServiceLifecycle
@@ -81,10 +82,19 @@ package enum ServiceMain {
         let addresses: Addresses
         do {
             let services = try await makeServices(context)
+            // A service that verifies access tokens is ready once it holds identity's signing keys.
+            for case let auth as AuthInterceptor in context.interceptors {
+                context.addReadinessCheck("signing keys") {
+                    do { try await auth.verifier.ensureKeys() } catch { throw ReadinessFailure("none fetched from identity yet") }
+                }
+            }
             let interceptors: [any ServerInterceptor] =
                 [LoggingInterceptor(logger: logger), MetricsInterceptor(metrics: metrics)] + context.interceptors
             server = try RPCServer(configuration: serverConfiguration, services: services, interceptors: interceptors,
                                    http: context.httpHandler)
+            // NOT_SERVING until the readiness checks have said otherwise (below): a probe must
+            // not find the process ready before its dependencies were looked at.
+            server.health.setReadiness(false)
             admin = try AdminServer(host: configuration.host, port: configuration.adminPort,
                                     routes: AdminRoutes(metrics: metrics, readiness: readiness, http: context.httpHandler))
             let port = try server.start()
@@ -106,6 +116,8 @@ package enum ServiceMain {
         }
 
         readiness.markServing()
+        // What the checks say, before anyone is told where it listens; the publisher keeps it so.
+        server.health.setReadiness(await readiness.evaluate().ready)
         logger.info("serving", metadata: [
             "host": .string(addresses.host), "port": .stringConvertible(addresses.port),
             "admin_port": .stringConvertible(addresses.adminPort),
