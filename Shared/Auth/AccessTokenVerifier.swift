@@ -72,9 +72,9 @@ package final class AccessTokenVerifier: Sendable {
     /// `keysUnavailable` while none can be had. A service that verifies tokens is ready only
     /// then: without keys, every call that needs a token fails. Once it has some, identity being
     /// away does not matter here (tokens verify with the last set until it returns).
-    package func ensureKeys() async throws(AuthFailure) {
+    package func ensureKeys() async throws {
         if cache.withLock({ $0.keys != nil }) { return }
-        _ = try await currentKeysOrFailure()
+        _ = try await currentKeys()
     }
 
     private var keysAreFresh: Bool {
@@ -141,16 +141,6 @@ package final class AccessTokenVerifier: Sendable {
             return try await fetch()
         } catch {
             if let cached { return cached }
-            throw AuthFailure(.keysUnavailable)
-        }
-    }
-
-    private func currentKeysOrFailure() async throws(AuthFailure) -> JWKSet {
-        do {
-            return try await currentKeys()
-        } catch let failure as AuthFailure {
-            throw failure
-        } catch {
             throw AuthFailure(.keysUnavailable)
         }
     }

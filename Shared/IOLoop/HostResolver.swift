@@ -53,8 +53,7 @@ package final class HostResolver: Sendable {
                  lookup: @escaping Lookup = HostResolver.getaddrinfoLookup) {
         self.lookup = lookup
         self.patience = patience
-        let (seconds, attoseconds) = freshFor.components
-        freshForNanoseconds = UInt64(max(0, seconds)) * 1_000_000_000 + UInt64(max(0, attoseconds) / 1_000_000_000)
+        freshForNanoseconds = freshFor.nanoseconds
     }
 
     /// `name`'s address: a dotted quad or `localhost` at once, else as described above.
@@ -100,7 +99,7 @@ package final class HostResolver: Sendable {
             DispatchQueue.global().async { self.run(flight, name: name) }
         }
         if let known {
-            guard flight.done.wait(timeout: .now() + .nanoseconds(Self.nanoseconds(patience))) == .success else {
+            guard flight.done.wait(timeout: .now() + .nanoseconds(Int(patience.nanoseconds))) == .success else {
                 return known  // the resolver is slow: the last answer, while the lookup goes on
             }
         } else {
@@ -152,10 +151,5 @@ package final class HostResolver: Sendable {
         }
         // Safe: only AF_INET was asked for, so every ai_addr is a sockaddr_in.
         return .success(address.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { $0.pointee.sin_addr.s_addr })
-    }
-
-    private static func nanoseconds(_ duration: Duration) -> Int {
-        let (seconds, attoseconds) = duration.components
-        return Int(max(0, seconds)) * 1_000_000_000 + Int(max(0, attoseconds) / 1_000_000_000)
     }
 }

@@ -8,6 +8,14 @@ package struct TimerID: Hashable, Sendable {
 }
 
 /// Monotonic time in nanoseconds.
+extension Duration {
+    /// Whole nanoseconds, negative durations as 0: for deadlines on `MonotonicClock`.
+    package var nanoseconds: UInt64 {
+        let (seconds, attoseconds) = components
+        return UInt64(max(0, seconds)) * 1_000_000_000 + UInt64(max(0, attoseconds) / 1_000_000_000)
+    }
+}
+
 package enum MonotonicClock {
     package static func nanoseconds() -> UInt64 {
         var ts = timespec()
