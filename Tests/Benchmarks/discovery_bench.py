@@ -20,7 +20,9 @@ what Postgres does per feed on this box with no server in between, the floor of 
 
 RV_BENCH_SECONDS sets each run's length (default 10); RV_BENCH_PROFILES the profiles seeded
 (default 100,000, always in the same box: more profiles are denser);
-RV_BENCH_ONLY=feed or =swipes runs that part alone.
+RV_BENCH_ONLY=feed or =swipes runs that part alone; =feed-after-pass runs only identity-bench's
+"feed after a pass": every stream a member of its own at the centre passing on the top card of
+its first page, then reading the first page again (pairs/s: a feed after each own swipe).
 """
 import json
 import os
@@ -48,8 +50,9 @@ def url(role):
 
 
 def psql(sql):
-    subprocess.run(["psql", url("admin"), "-q", "-v", "ON_ERROR_STOP=1", "-c", sql], check=True,
-                   capture_output=True, text=True)
+    """Runs `sql`; its rows' text, unaligned, a row a line."""
+    return subprocess.run(["psql", url("admin"), "-qAt", "-v", "ON_ERROR_STOP=1", "-c", sql], check=True,
+                          capture_output=True, text=True).stdout.strip()
 
 
 def seed():
@@ -108,7 +111,7 @@ WITH v AS MATERIALIZED (
                                       WHERE k.swiper_id = p.account_id AND k.target_id = :viewer AND k.action >= 2))
       AND p.location IS NOT NULL
     ORDER BY p.location <-> ST_SetSRID(ST_MakePoint(-74.0, 40.7), 4326)::geography
-    LIMIT 400
+    LIMIT 500
 ), scored AS MATERIALIZED (
     SELECT c.*, l.action AS liked, v.as_of,
            CASE WHEN v.location IS NULL OR c.location IS NULL THEN 0
@@ -177,7 +180,8 @@ WITH v AS MATERIALIZED (
     SELECT swiper_id, action, created_at FROM discovery.swipes WHERE target_id = :viewer AND action >= 2
 ), candidates AS (
     SELECT p.account_id, p.tags, p.tier, public.ST_SnapToGrid(p.location::public.geometry, 0.01)::public.geography AS location,
-           coalesce(p.last_active_at, p.listed_at) AS active_at, p.boosted_until
+           coalesce(p.last_active_at, p.listed_at) AS active_at, p.boosted_until,
+           p.location <-> ST_SetSRID(ST_MakePoint(-74.0, 40.7), 4326)::geography AS nearness
     FROM discovery.profiles p
     WHERE p.app = 'benchapp' AND p.active AND p.admitted AND p.account_id <> :viewer
       AND p.listed_at <= now()
@@ -188,7 +192,7 @@ WITH v AS MATERIALIZED (
       AND (NOT p.incognito OR p.account_id IN (SELECT swiper_id FROM likers))
       AND p.location IS NOT NULL
     ORDER BY p.location <-> ST_SetSRID(ST_MakePoint(-74.0, 40.7), 4326)::geography
-    LIMIT 400
+    LIMIT 500
 )
 SELECT c.account_id,
        CASE WHEN v.location IS NULL OR c.location IS NULL THEN 0 ELSE ST_Distance(c.location, v.location, false) END,
@@ -201,14 +205,26 @@ SELECT c.account_id,
        ELSE 0 END,
        (SELECT count(*) FROM unnest(c.tags) t WHERE t = ANY('{t1,t2,t3}'::text[]))::int4
 FROM candidates c CROSS JOIN v
-LEFT JOIN likers l ON l.swiper_id = c.account_id;
+LEFT JOIN likers l ON l.swiper_id = c.account_id
+ORDER BY c.nearness;
 """ + CARDS_SQL + """
 COMMIT;
 """
-FEED_SCRIPTS = [("the feed's SQL before issue 26", FEED_SQL_BEFORE),
-                ("a window read afresh (FeedStore.window and the rest)", FEED_SQL_FRESH),
-                ("a page from a kept window, its cards read (cards, stamp)", FEED_SQL_KEPT),
-                ("a page from a kept window and kept cards (the stamp)", STAMP_SQL + "\n")]
+# After the viewer's own swipe: the stamp and which of the window's 500 they swiped, in one
+# statement (FeedStamp.read(viewer:app:swipedAmong:)); the window's people are the bench app's
+# nearest 500 to the centre, as the fresh read above finds them.
+OWN_SWIPES_SQL = r"""SELECT coalesce((SELECT version FROM discovery.feed_app_versions WHERE app = 'benchapp'), 0),
+       coalesce((SELECT version FROM discovery.feed_member_versions WHERE account_id = :viewer), 0),
+       (SELECT count(*) FROM discovery.swipes WHERE target_id = :viewer AND action >= 2),
+       ARRAY(SELECT s.target_id FROM discovery.swipes s
+             WHERE s.swiper_id = :viewer AND s.target_id IN (SELECT unnest(:window::uuid[])));"""
+# (name, script, pgbench's protocol): the fresh read sets its plan mode itself, as the server does.
+FEED_SCRIPTS = [("the feed's SQL before issue 26", FEED_SQL_BEFORE, "extended"),
+                ("a window read afresh (FeedStore.window and the rest)", FEED_SQL_FRESH, "extended"),
+                ("a page from a kept window, its cards read (cards, stamp)", FEED_SQL_KEPT, "extended"),
+                ("a page from a kept window and kept cards (the stamp)", STAMP_SQL + "\n", "extended"),
+                ("the check after the viewer's own swipe (stamp, swiped among the 500; prepared, as the server runs it)",
+                 OWN_SWIPES_SQL + "\n", "prepared")]
 
 
 # A like as Postgres alone sees it, one pgbench client per stream, each call a new swiper (a
@@ -256,6 +272,11 @@ SWIPE_SCRIPTS = [("a like as SwipeStore sent it before issue 26", SWIPE_SQL_BEFO
 
 
 def pgbench(script, clients, viewer=""):
+    """See pgbench_with: the script's :viewer is `viewer`."""
+    return pgbench_with(script, clients, {"viewer": viewer} if viewer else {})
+
+
+def pgbench_with(script, clients, variables, mode="extended"):
     """pgbench's transactions/s, average latency (ms) and p99 latency (ms, from its per-transaction
     log: the bound the server's own p99 sits above) for `script` with `clients` clients."""
     with tempfile.TemporaryDirectory() as work:
@@ -263,8 +284,9 @@ def pgbench(script, clients, viewer=""):
         with open(path, "w") as f:
             f.write(script)
         env = dict(os.environ, PGPASSWORD=os.environ.get("RV_PG_PASSWORD_DISCOVERY", "rv_discovery_local"))
-        run = run_pgbench(["-h", PG["host"], "-p", PG["port"], "-U", "rv_discovery", "-n", "-M", "extended",
-                           "-c", str(clients), "-j", "2", "-T", str(SECONDS), *(["-D", f"viewer={viewer}"] if viewer else []),
+        run = run_pgbench(["-h", PG["host"], "-p", PG["port"], "-U", "rv_discovery", "-n", "-M", mode,
+                           "-c", str(clients), "-j", "2", "-T", str(SECONDS),
+                           *[arg for name, value in variables.items() for arg in ("-D", f"{name}={value}")],
                            "--log", f"--log-prefix={work}/tx", "-f", path, PG["db"]], env, timeout=SECONDS + 120)
         if not run:
             return None
@@ -370,19 +392,24 @@ def main():
         if ONLY in ("", "feed"):
             run_feed(discovery, discovery_port, session, feed, request, bearer)
             viewer = session.account.id
-            for name, script in FEED_SCRIPTS:
+            # The window's people, as the fresh read finds them (OWN_SWIPES_SQL).
+            window = "{" + ",".join(psql(f"""SELECT account_id FROM discovery.profiles
+                WHERE app = 'benchapp' AND account_id <> '{viewer}' AND location IS NOT NULL
+                ORDER BY location <-> ST_SetSRID(ST_MakePoint(-74.0, 40.7), 4326)::geography LIMIT 500""").split()) + "}"
+            for name, script, mode in FEED_SCRIPTS:
                 for clients in (16, 64):
-                    print_pgbench(name, clients, pgbench(script, clients, viewer), "feeds")
+                    print_pgbench(name, clients, pgbench_with(script, clients, {"viewer": viewer, "window": window}, mode),
+                                  "feeds")
         print(flush=True)
         if ONLY == "feed":
             return
         result = subprocess.run([os.path.join(ROOT, ".build/release/identity-bench"), "--port", str(identity_port),
                                  "--discovery-port", str(discovery_port), "--discovery-app", "benchapp",
-                                 "--only", "swipe" if ONLY == "swipes" else "swipe,group like", "--seconds", str(SECONDS), "--server-pid", str(discovery.pid),
+                                 "--only", {"swipes": "swipe", "feed-after-pass": "feed after"}.get(ONLY, "swipe,feed after,group like"), "--seconds", str(SECONDS), "--server-pid", str(discovery.pid),
                                  "--warmup", "1"], timeout=SECONDS * 4 + 120)
         if result.returncode != 0:
             sys.exit("identity-bench's swipe runs failed")
-        for name, script in SWIPE_SCRIPTS:
+        for name, script in SWIPE_SCRIPTS if ONLY != "feed-after-pass" else []:
             for clients in (16, 64):
                 print_pgbench(name, clients, pgbench(script, clients), "swipes")
     finally:

@@ -3,6 +3,7 @@ import Foundation
 import RPC
 import TestSupport
 import Testing
+@testable import Discovery
 
 /// A viewer's feed window is kept between pages (`FeedWindowCache`); whatever would change it
 /// shows on the very next first page, read right after the change with no wait.
@@ -58,5 +59,52 @@ import Testing
         let paged = try await members.feed(of: viewer, pageSize: 2).map(\.accountID)
         #expect(paged == all)
         #expect(Set(all) == Set(people))
+    }
+
+    /// The viewer's own swipes keep their window (`FeedWindowCache.Window.without`): after
+    /// each round of passes, every page is what a window read afresh gives (the next read, once
+    /// the app's version has moved), the people passed are gone and the next nearest move up from
+    /// the window's tail, and past the end of the tail as well.
+    @Test func ownSwipes_leaveThePagesAsAFreshReadGivesThem() async throws {
+        let members = try await DiscoveryMembers.make()
+        defer { members.close() }
+        let here = FeedTests.spot()
+        let viewer = try await members.join("swivo", location: here)
+        // More people than the window and its tail, about 44 m apart going north.
+        let people = (0..<(FeedStore.window + FeedStore.windowTail + 30)).map { _ in UUID() }
+        try await members.admin.withConnection { connection in
+            _ = try await connection.execute("""
+                INSERT INTO discovery.profiles (account_id, app, active, public_name, gender, birth_date, location,
+                                                tier, last_active_at, listed_at)
+                SELECT person, 'swivo', true, 'window ' || n, 1, (now() - interval '30 years')::date,
+                       ST_SetSRID(ST_MakePoint($3::float8, $2::float8 + n * 0.0004), 4326)::geography,
+                       'free', now(), now() - interval '1 day'
+                FROM unnest($1::uuid[]) WITH ORDINALITY AS p(person, n)
+                """, [.uuidArray(people), .double(here.0), .double(here.1)])
+        }
+        func pages() async throws -> [String] { try await members.feed(of: viewer, pageSize: 100).map(\.accountID) }
+        var kept = try await pages()
+        #expect(kept.count == FeedStore.window)
+        var passed: Set<String> = []
+        // 6 rounds of 25: the tail runs out in the fifth.
+        for _ in 0..<6 {
+            for id in kept.prefix(25) {
+                _ = try await members.discovery.swipe(.init(accountID: id, action: .pass), options: viewer.bearer)
+                passed.insert(id)
+            }
+            kept = try await pages()
+            try await members.admin.withConnection { connection in
+                _ = try await connection.execute("UPDATE discovery.feed_app_versions SET version = version + 1 WHERE app = 'swivo'")
+            }
+            let fresh = try await pages()
+            #expect(kept == fresh)
+            #expect(kept.count == min(FeedStore.window, people.count - passed.count))
+            #expect(passed.isDisjoint(with: kept))
+        }
+        // Far from everyone else's spot, but not left behind.
+        try await members.admin.withConnection { connection in
+            _ = try await connection.execute("DELETE FROM discovery.profiles WHERE account_id = ANY($1::uuid[])",
+                                             [.uuidArray(people)])
+        }
     }
 }

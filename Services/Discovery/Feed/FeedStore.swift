@@ -57,10 +57,15 @@ enum FeedStore {
     /// bounded window keeps a page's cost flat however many people an app has.
     static let window = 400
 
+    /// How many people after the window its read also takes: a viewer's own swipes of up to this
+    /// many of its people leave the kept window exact, with the tail's first moving up
+    /// (`FeedWindowCache.Window.without(_:stamp:)`), instead of a read of the window again.
+    static let windowTail = 100
+
     /// The viewer's window as of `asOf`: everyone they may be shown (listed by then, active,
     /// admitted, not swiped, blocked either way or reported, not incognito unless they liked
-    /// the viewer, within the filters), nearest first or most recently active, with what their
-    /// scores are made of. Run it in the transaction of `viewer`: the plan is made for this
+    /// the viewer, within the filters), nearest first or most recently active and in that order,
+    /// with what their scores are made of: the nearest `window` and the `windowTail` after them. Run it in the transaction of `viewer`: the plan is made for this
     /// call's parameters (a cached generic plan cannot see the viewer's point and scans the whole
     /// app instead of the nearest).
     ///
@@ -74,6 +79,8 @@ enum FeedStore {
         let windowOrder = viewer.location == nil
             ? "coalesce(p.last_active_at, p.listed_at) DESC, p.account_id"
             : "p.location <-> ST_SetSRID(ST_MakePoint($10::float8, $9::float8), 4326)::geography"
+        // The same order on the window's rows (the distances they carry are of snapped points).
+        let rowOrder = viewer.location == nil ? "c.active_at DESC, c.account_id" : "c.nearness"
         let rows = try await connection.query("""
             WITH v AS MATERIALIZED (
                 SELECT CASE WHEN $9::float8 IS NULL THEN NULL
@@ -83,7 +90,8 @@ enum FeedStore {
                 SELECT swiper_id, action, created_at FROM discovery.swipes WHERE target_id = $1 AND action >= 2
             ), candidates AS (
                 SELECT p.account_id, p.tags, p.tier, \(MemberLocation.sql("p.location")) AS location,
-                       coalesce(p.last_active_at, p.listed_at) AS active_at, p.boosted_until
+                       coalesce(p.last_active_at, p.listed_at) AS active_at, p.boosted_until,
+                       \(viewer.location == nil ? "NULL::float8" : windowOrder) AS nearness
                 FROM discovery.profiles p
                 WHERE p.app = $2 AND p.active AND p.admitted AND p.account_id <> $1
                   AND p.listed_at <= 'epoch'::timestamptz + $3::int8 * interval '1 microsecond'
@@ -98,7 +106,7 @@ enum FeedStore {
                   AND ($6::int4[] IS NULL OR p.gender = ANY($6::int4[]))
                   AND ($7::text[] IS NULL OR p.cuisines && $7::text[])
                 ORDER BY \(windowOrder)
-                LIMIT \(window)
+                LIMIT \(window + windowTail)
             )
             SELECT c.account_id,
                    CASE WHEN v.location IS NULL OR c.location IS NULL THEN 0
@@ -113,6 +121,7 @@ enum FeedStore {
                    (SELECT count(*) FROM unnest(c.tags) t WHERE t = ANY($8::text[]))::int4
             FROM candidates c CROSS JOIN v
             LEFT JOIN likers l ON l.swiper_id = c.account_id
+            ORDER BY \(rowOrder)
             """,
             [.uuid(account), .text(app), .int64(asOf), .int32(filters.minAge), .int32(filters.maxAge),
              .int32Array(filters.genders), .textArray(filters.cuisines), .textArray(viewer.tags),

@@ -7,7 +7,9 @@ import Synchronization
 ///
 /// A window is served only while it is exactly what reading it again would give:
 /// - its `FeedStamp` is unchanged (read on every page; after the page's cards when some are not
-///   kept yet, so a change committed before the cards were read shows in the stamp);
+///   kept yet, so a change committed before the cards were read shows in the stamp), or the
+///   viewer's own swipes are all that changed it, and it is brought up to date without the
+///   people swiped (`Window.without(_:stamp:)`: the window is read with a tail for this);
 /// - the moment asked for is not before the window's, and everyone listed in the app was
 ///   listed by the window's moment (so no one listed later is missing);
 /// - it is still the UTC day it was read on (age filters and cards' ages turn at midnight).
@@ -39,7 +41,11 @@ final class FeedWindowCache: Sendable {
         var asOf: Int64
         var dayEnds: Int64
         var viewer: FeedStore.Viewer
+        /// Everyone read, in the window's order (nearest first, or most recently active): the
+        /// window's `FeedStore.window` people (`ranked`) and a tail of up to
+        /// `FeedStore.windowTail` after them.
         var candidates: [FeedCandidate]
+        /// Whether the read found fewer than it asked for: then no one else is left beyond them.
         /// Cards read while the stamp held, by id, before what the candidates add as of a moment
         /// (`FeedStore.cards(_:asOf:base:)`): valid while the stamp holds (a profile change bumps
         /// the app's version) and the day lasts (ages). At most `cardLimit`: the first pages,
@@ -54,6 +60,25 @@ final class FeedWindowCache: Sendable {
             dayEnds = (asOf >= 0 ? asOf / day : (asOf - day + 1) / day) * day + day
             self.viewer = viewer
             self.candidates = candidates
+            complete = candidates.count < FeedStore.window + FeedStore.windowTail
+        }
+
+        var complete: Bool
+
+        /// The people a page ranks: the window's first `FeedStore.window`.
+        var ranked: ArraySlice<FeedCandidate> { candidates.prefix(FeedStore.window) }
+
+        /// The window as reading it again would give it once the viewer has swiped `swiped`
+        /// (and nothing else changed: `FeedStamp.ownSwipes(until:)` of `stamp`): the same people
+        /// without them, with the tail's first moving up in their place. Nil when the tail has
+        /// run out, so the nearest after it were never read.
+        func without(_ swiped: Set<UUID>, stamp: FeedStamp) -> Window? {
+            var next = self
+            next.candidates.removeAll { swiped.contains($0.id) }
+            guard next.complete || next.candidates.count >= FeedStore.window else { return nil }
+            next.stamp = stamp
+            for id in swiped { next.cards[id] = nil }
+            return next
         }
 
         /// Whether reading the window as of `moment` would give these people: listed ones all

@@ -86,4 +86,16 @@ extension DiscoveryMigrations {
             swiped_at := (extract(epoch FROM v_created) * 1000000)::int8;
         END $$;
         """)
+
+    /// The member's feed version tells their own swipes from every other change (`FeedStamp`):
+    /// `discovery.swipe` still adds 1, and everything else that bumps it (blocks either way,
+    /// reports, older releases' swipes through migration 17's trigger) now adds 2^32. A kept
+    /// feed window whose stamp moved by less than 2^32 lost only the people the viewer swiped.
+    static let ownSwipesApart = Migration(version: 19, name: "feed version: own swipes apart", sql: """
+        CREATE OR REPLACE FUNCTION discovery.bump_feed_members(members uuid[]) RETURNS void LANGUAGE sql AS $$
+            INSERT INTO discovery.feed_member_versions AS v (account_id, version)
+            SELECT DISTINCT m, 4294967296 FROM unnest(members) m
+            ON CONFLICT (account_id) DO UPDATE SET version = v.version + 4294967296
+        $$;
+        """)
 }

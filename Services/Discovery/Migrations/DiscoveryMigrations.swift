@@ -79,7 +79,8 @@ enum DiscoveryMigrations {
                 """),
             Migration(version: 3, name: "event cursors", sql: EventConsumer.ddl(schema: "discovery")),
         ] + outbox.migrations(from: 4) + [outbox.occurredAtIndexMigration(version: 6), groupSessions, SessionCatalog.seed, recencyIndex, memberSettings, connections, instagram,
-                likeIDs, admission, feedVersions, swipeFunction, olderSwipeWriters, outbox.traceContextMigration(version: 18)]
+                likeIDs, admission, feedVersions, swipeFunction, olderSwipeWriters, outbox.traceContextMigration(version: 18),
+                ownSwipesApart]
     }
 
     /// Swivo's group sessions: categories and their options (seeded by `SessionCatalog`), sessions
