@@ -112,7 +112,7 @@ run: release db-start
 ## and the runtime's per-call overhead next to a bare server; then the DB-backed RPC next to
 ## pgbench on the same cluster and identity's authenticated GetAccount next to it (h2load both); then tracing's
 ## per-call cost on both (no collector, 10 % and 100 % exported over OTLP); then identity's sign-in, refresh and read workloads and an event
-## consumer's catch-up (identity-bench, our own gRPC client); then discovery's feed over 100k profiles;
+## consumer's catch-up (identity-bench, our own gRPC client); then discovery's feed over 100k profiles (a kept first page, and a first page after each own swipe);
 ## then production's season P&L over 10,000 entries, the membrane query and consent capture;
 ## then messaging's sends with 10,000 open realtime streams (send → delivery latency, lost,
 ## duplicated, out of order) next to pgbench of the send path's SQL;

@@ -7,7 +7,8 @@
 # TAG is $RV_IMAGE_TAG (default dev). The base images are made locally first when missing
 # (compose/podman/base-images.sh); builds never pull (--pull=never) and keep HEALTHCHECK
 # (--format docker). The Swift build stage runs once for all of them (podman's layer cache).
-# Prints each image's size and how long the build took.
+# Prints each image's size and how long the build took. The Swift build stage is kept as
+# rendezvous/build:TAG, and the untagged ones earlier builds left are pruned.
 #   usage: images.sh [IMAGE...]     (default: all; e.g. `images.sh identity edge`)
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -30,6 +31,9 @@ build() {
     local args=(--pull=never --format docker -f "$here/Dockerfile" -t "rendezvous/$name:$tag")
     case "$name" in
         edge|postgres|prometheus) args+=(--target "$name") ;;
+        # With the services' build arguments: podman reuses a stage's layers only for the same
+        # set of them.
+        build) args+=(--target build --build-arg "PRODUCT=interop-server" --build-arg "PORT=$(port interop)") ;;
         *) local p; p="$(port "$name")"; [ -n "$p" ] || { echo "images.sh: no RV_${name^^}_PORT in env/$name.env" >&2; exit 2; }
            args+=(--target service --build-arg "PRODUCT=$(product "$name")" --build-arg "PORT=$p") ;;
     esac
@@ -45,5 +49,15 @@ build() {
 
 for name in "${wanted[@]}"; do
     [[ " ${all[*]} " == *" $name "* ]] || { echo "images.sh: unknown image '$name' (${all[*]})" >&2; exit 2; }
+done
+# The Swift build stage, tagged (rendezvous/build:TAG) so that it stays cached for the next run;
+# the one it replaces is left untagged (4.7 GB each time a source changed). Only those are
+# pruned, so repeated `make test` runs do not fill the disk.
+needs_build=false
+[[ " ${wanted[*]} " =~ \ (interop|identity|discovery|messaging|production|media|edge)\  ]] && needs_build=true
+"$needs_build" && build build
+for name in "${wanted[@]}"; do
     build "$name"
 done
+"$needs_build" && podman image prune -f --filter label=io.rendezvous.stage=build >/dev/null
+exit 0

@@ -147,7 +147,7 @@ COMMIT;
 # The feed's SQL now (FeedPages), its shapes. A page from the viewer's kept window: the page's
 # cards (21 by id) and the stamp that tells the window still holds, in one pipeline outside a
 # transaction; once its cards are kept too, the stamp alone. A window read afresh (the viewer's first page, or the next after a
-# change): the stamp and the viewer, the window of 400 with their score parts, the cards, in
+# change): the stamp and the viewer, the window of 400 and its tail of 100 with their score parts, the cards, in
 # one repeatable-read transaction.
 CARDS_SQL = r"""SELECT p.account_id, p.public_name,
        coalesce(date_part('year', age(((now()) AT TIME ZONE 'UTC')::date, p.birth_date))::int4, 0),
