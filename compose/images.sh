@@ -54,10 +54,11 @@ done
 # the one it replaces is left untagged (4.7 GB each time a source changed). Only those are
 # pruned, so repeated `make test` runs do not fill the disk.
 needs_build=false
-[[ " ${wanted[*]} " =~ \ (interop|identity|discovery|messaging|production|media|edge)\  ]] && needs_build=true
-"$needs_build" && build build
+for name in "${wanted[@]}"; do
+    [[ " ${SERVICES[*]} edge " == *" $name "* ]] && needs_build=true
+done
+if "$needs_build"; then build build; fi
 for name in "${wanted[@]}"; do
     build "$name"
 done
-"$needs_build" && podman image prune -f --filter label=io.rendezvous.stage=build >/dev/null
-exit 0
+if "$needs_build"; then podman image prune -f --filter label=io.rendezvous.stage=build >/dev/null; fi

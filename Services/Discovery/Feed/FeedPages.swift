@@ -79,19 +79,18 @@ struct FeedPages: Sendable {
         // once they are gone: with `swipes` people out, the page ranks over no more than the
         // window and that many of its tail, and is among that many more of their best.
         let reach = Int(min(swipes, Int64(FeedStore.windowTail)))
-        let reachable = FeedRanking.page(window.candidates.prefix(FeedStore.window + reach), asOf: query.asOf,
-                                         priorityTiers: query.priorityTiers,
-                                         radiusMeters: window.viewer.location == nil ? nil : query.filters.radiusMeters,
-                                         after: query.after, limit: query.limit + reach)
+        let reachable = rank(window.candidates.prefix(FeedStore.window + reach), viewer: window.viewer, query,
+                             limit: query.limit + reach)
         let wanted = reachable.map(\.candidate.id).filter { base[$0] == nil }
         let swipedRead = FeedStamp.read(viewer: query.viewer, app: query.app, swipedAmong: window.candidates.map(\.id))
         let results = try await pool.withConnection { connection in
             try await connection.pipeline((wanted.isEmpty ? [] : [FeedStore.cards(wanted, asOf: query.asOf, viewerTags: window.viewer.tags)])
                                           + [swipedRead])
         }
-        let latest = try FeedStamp(results[results.count - 1])
+        let stampRows = results[results.count - 1]
+        let latest = try FeedStamp(stampRows)
         guard window.stamp.ownSwipes(until: latest) != nil,
-              var next = window.without(try FeedStamp.swiped(results[results.count - 1]), stamp: latest) else { return .stale }
+              var next = window.without(try FeedStamp.swiped(stampRows), stamp: latest) else { return .stale }
         if !wanted.isEmpty {
             let more = try FeedStore.baseCards(from: results[0])
             read.merge(more) { _, more in more }
@@ -132,9 +131,11 @@ struct FeedPages: Sendable {
         }
     }
 
-    private func rank(_ candidates: ArraySlice<FeedCandidate>, viewer: FeedStore.Viewer, _ query: Query) -> [FeedRanking.Ranked] {
+    /// The query's page of `candidates`, or its best `limit` when given.
+    private func rank(_ candidates: ArraySlice<FeedCandidate>, viewer: FeedStore.Viewer, _ query: Query,
+                      limit: Int? = nil) -> [FeedRanking.Ranked] {
         FeedRanking.page(candidates, asOf: query.asOf, priorityTiers: query.priorityTiers,
                          radiusMeters: viewer.location == nil ? nil : query.filters.radiusMeters,
-                         after: query.after, limit: query.limit)
+                         after: query.after, limit: limit ?? query.limit)
     }
 }

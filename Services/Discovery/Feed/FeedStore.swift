@@ -65,9 +65,10 @@ enum FeedStore {
     /// The viewer's window as of `asOf`: everyone they may be shown (listed by then, active,
     /// admitted, not swiped, blocked either way or reported, not incognito unless they liked
     /// the viewer, within the filters), nearest first or most recently active and in that order,
-    /// with what their scores are made of: the nearest `window` and the `windowTail` after them. Run it in the transaction of `viewer`: the plan is made for this
-    /// call's parameters (a cached generic plan cannot see the viewer's point and scans the whole
-    /// app instead of the nearest).
+    /// with what their scores are made of: the nearest `window` and the `windowTail` after them.
+    /// Run it in the transaction of `viewer`: the plan is made for this call's parameters (a
+    /// cached generic plan cannot see the viewer's point and scans the whole app instead of the
+    /// nearest).
     ///
     /// The people the viewer has acted on, and those who liked them, are read once as sets
     /// (hashed), not probed per candidate; mutual connections are counted only when the viewer

@@ -46,6 +46,7 @@ final class FeedWindowCache: Sendable {
         /// `FeedStore.windowTail` after them.
         var candidates: [FeedCandidate]
         /// Whether the read found fewer than it asked for: then no one else is left beyond them.
+        var complete: Bool
         /// Cards read while the stamp held, by id, before what the candidates add as of a moment
         /// (`FeedStore.cards(_:asOf:base:)`): valid while the stamp holds (a profile change bumps
         /// the app's version) and the day lasts (ages). At most `cardLimit`: the first pages,
@@ -62,8 +63,6 @@ final class FeedWindowCache: Sendable {
             self.candidates = candidates
             complete = candidates.count < FeedStore.window + FeedStore.windowTail
         }
-
-        var complete: Bool
 
         /// The people a page ranks: the window's first `FeedStore.window`.
         var ranked: ArraySlice<FeedCandidate> { candidates.prefix(FeedStore.window) }
