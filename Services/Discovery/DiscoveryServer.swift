@@ -21,7 +21,10 @@ struct DiscoveryServer: Sendable {
                                          contacts: ContactMatcher(client: ContactsInternalClient(client: identity),
                                                                   credential: credential),
                                          instagram: InstagramGraph(settings: settings.instagram, http: outbound),
-                                         feeds: FeedPages(pool: pool, windows: FeedWindowCache()))
+                                         feeds: FeedPages(pool: pool, windows: FeedWindowCache()),
+                                         swipes: GroupCommitQueue(maxBatch: settings.swipeBatch, maxRunning: settings.swipeRunners) { batch in
+                                             try await pool.withConnection { try await SwipeStore.swipe(batch, on: $0) }
+                                         })
         let events = EventStreamService(outbox: outbox, pool: pool, notifier: notifier)
         let sessions = GroupSessionsService(pool: pool, store: SessionStore(outbox: outbox, inviteLinkBase: settings.inviteLinkBase),
                                             events: events)

@@ -18,6 +18,8 @@ struct DiscoveryService: DiscoveryProvider {
     let instagram: InstagramGraph
     /// Feed pages, from viewers' windows kept in memory while they hold.
     let feeds: FeedPages
+    /// Records swipes in batches (group commit, `GroupCommitQueue`).
+    let swipes: GroupCommitQueue<SwipeStore.Swipe, SwipeStore.Outcome>
 
     func getFeed(_ request: Discovery.GetFeedRequest, context: ServerCallContext) async throws -> Discovery.GetFeedResponse {
         let caller = try context.requireAccount()
@@ -49,69 +51,80 @@ struct DiscoveryService: DiscoveryProvider {
         guard target != swiper else { throw DiscoveryError.cannotSwipeSelf }
         guard [.pass, .like, .superLike].contains(request.action) else { throw DiscoveryError.invalidAction }
         let (tier, entitlements) = try await tiers.entitlements(app: caller.app, tier: caller.tier)
-        let swipe = SwipeCall(swiper: swiper, target: target, app: caller.app, action: request.action,
-                              quiz: settings.isQuiz(app: caller.app, role: caller.role), tier: tier,
-                              entitlements: entitlements, day: settings.clock.today())
-        // Most swipes make no match: one statement, committed on its own. A like that completes a
-        // match is recorded again in a transaction with the match, so both or neither are kept.
-        if let response = try await pool.withConnection({ try await self.record(swipe, matchAllowed: false, on: $0) }) {
+        let swipe = SwipeCall(record: SwipeStore.Swipe(action: request.action, swiper: swiper, target: target, app: caller.app,
+                                                       quiz: settings.isQuiz(app: caller.app, role: caller.role),
+                                                       limit: Self.allowance(of: request.action, entitlements).limit,
+                                                       day: settings.clock.today()),
+                              tier: tier, entitlements: entitlements)
+        // Most swipes make no match: recorded with the swipes that arrived meanwhile, one statement
+        // and one commit for them all. A like that completes a match is recorded again in a
+        // transaction with the match, so both or neither are kept.
+        if let response = try await answer(swipe, try await swipes.submit(swipe.record), on: nil) {
             return response
         }
         return try await pool.withTransaction { connection in
             // Non-nil: with matchAllowed the swipe is recorded or refused.
-            try await self.record(swipe, matchAllowed: true, on: connection)!
+            let outcome = try await SwipeStore.swipe(swipe.record, matchAllowed: true, on: connection)
+            return try await self.answer(swipe, outcome, on: connection)!
         }
     }
 
     /// One swipe as `swipe` received it.
     private struct SwipeCall {
-        var swiper: UUID
-        var target: UUID
-        var app: String
-        var action: Discovery.SwipeAction
-        var quiz: Bool
+        var record: SwipeStore.Swipe
         var tier: String
         var entitlements: Membership.Entitlements
-        var day: AllowanceDay
     }
 
-    /// Records `swipe` (`SwipeStore.swipe`) and answers it; nil when it would complete a match
-    /// and `matchAllowed` is false (nothing was written). With `matchAllowed`, the match is made
-    /// on `connection`, which must then be in a transaction.
-    private func record(_ swipe: SwipeCall, matchAllowed: Bool, on connection: Connection) async throws -> Discovery.SwipeResponse? {
-        let (kind, limit) = swipe.action == .superLike
-            ? ("super_likes", swipe.entitlements.superLikesPerDay) : ("likes", swipe.entitlements.likesPerDay)
-        let outcome = try await SwipeStore.swipe(swipe.action, by: swipe.swiper, on: swipe.target, app: swipe.app,
-                                                 quiz: swipe.quiz, limit: swipe.action == .pass ? -1 : limit, day: swipe.day,
-                                                 matchAllowed: matchAllowed, on: connection)
+    /// The allowance a swipe of `action` counts against: its name in QUOTA_EXCEEDED and the day's
+    /// limit (-1: none; a pass counts against none).
+    private static func allowance(of action: Discovery.SwipeAction, _ entitlements: Membership.Entitlements)
+        -> (kind: String, limit: Int32) {
+        switch action {
+        case .superLike: ("super_likes", entitlements.superLikesPerDay)
+        case .pass: ("likes", -1)
+        default: ("likes", entitlements.likesPerDay)
+        }
+    }
+
+    /// Answers `swipe` from what `SwipeStore` recorded; nil when it would complete a match (nothing
+    /// was written). `connection` is the match's transaction when the swipe was recorded with
+    /// matchAllowed, and nil when it went in a batch without.
+    private func answer(_ swipe: SwipeCall, _ outcome: SwipeStore.Outcome, on connection: Connection?) async throws
+        -> Discovery.SwipeResponse? {
+        let record = swipe.record
         var response = Discovery.SwipeResponse()
-        response.quiz = swipe.quiz
-        let accountID = swipe.target.uuidString.lowercased()
+        response.quiz = record.quiz
+        let accountID = record.target.uuidString.lowercased()
         switch outcome {
         case .existing(let existing, let used):
-            guard existing.action == swipe.action else {
+            guard existing.action == record.action else {
                 throw DiscoveryError.alreadySwiped(action: Self.name(of: existing.action))
             }
             response.swipe = Discovery.Swipe(accountID: accountID, action: existing.action,
                                              swipedAt: Timestamp(microseconds: existing.createdAt))
-            response.match = try await matches.find(between: swipe.swiper, and: swipe.target, on: connection)?.message
-            response.quota = Self.quota(tier: swipe.tier, swipe.entitlements, used: used, day: swipe.day)
+            let find = { (connection: Connection) in try await self.matches.find(between: record.swiper, and: record.target, on: connection) }
+            let match = if let connection { try await find(connection) } else { try await pool.withConnection(find) }
+            response.match = match?.message
+            response.quota = Self.quota(tier: swipe.tier, swipe.entitlements, used: used, day: record.day)
         case .hidden:
             throw DiscoveryError.userNotFound
         case .allowanceSpent:
-            throw DiscoveryError.quotaExceeded(kind: kind, limit: limit, resetsAt: swipe.day.resetsAt)
+            let (kind, limit) = Self.allowance(of: record.action, swipe.entitlements)
+            throw DiscoveryError.quotaExceeded(kind: kind, limit: limit, resetsAt: record.day.resetsAt)
         case .wouldMatch:
             return nil
         case .recorded(let swipedAt, let likedBack, let used):
-            response.swipe = Discovery.Swipe(accountID: accountID, action: swipe.action,
+            response.swipe = Discovery.Swipe(accountID: accountID, action: record.action,
                                              swipedAt: Timestamp(microseconds: swipedAt))
-            if swipe.action != .pass, !swipe.quiz, let theirs = likedBack {
-                let match = try await matches.create(completer: swipe.swiper, other: swipe.target, app: swipe.app,
-                                                     superLike: theirs == .superLike || swipe.action == .superLike,
+            // A like liked back is recorded only with matchAllowed, on the match's transaction.
+            if record.action != .pass, !record.quiz, let theirs = likedBack, let connection {
+                let match = try await matches.create(completer: record.swiper, other: record.target, app: record.app,
+                                                     superLike: theirs == .superLike || record.action == .superLike,
                                                      on: connection)
                 response.match = match.entry.message
             }
-            response.quota = Self.quota(tier: swipe.tier, swipe.entitlements, used: used, day: swipe.day)
+            response.quota = Self.quota(tier: swipe.tier, swipe.entitlements, used: used, day: record.day)
         }
         return response
     }

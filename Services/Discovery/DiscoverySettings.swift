@@ -25,6 +25,11 @@ struct DiscoverySettings: Sendable {
     var clock = AllowanceClock()
     /// Where ImportInstagram asks Instagram, and its time limit (`InstagramGraph.Settings`).
     var instagram = InstagramGraph.Settings()
+    /// Group commit of swipes (`GroupCommitQueue`): batches stored at once
+    /// (`RV_DISCOVERY_SWIPE_RUNNERS`, 1-64; each holds a pool connection while it runs) and swipes
+    /// a batch at most (`RV_DISCOVERY_SWIPE_BATCH`, 1-1000).
+    var swipeRunners = 2
+    var swipeBatch = 64
 
     static let gatedAppsVariable = "RV_DISCOVERY_FILTER_GATED_APPS"
     static let appsVariable = "RV_DISCOVERY_APPS"
@@ -33,6 +38,8 @@ struct DiscoverySettings: Sendable {
     static let quizRolesVariable = "RV_DISCOVERY_QUIZ_ROLES"
     static let clockOffsetVariable = "RV_DISCOVERY_CLOCK_OFFSET_SECONDS"
     static let testClockVariable = "RV_DISCOVERY_TEST_CLOCK"
+    static let swipeRunnersVariable = "RV_DISCOVERY_SWIPE_RUNNERS"
+    static let swipeBatchVariable = "RV_DISCOVERY_SWIPE_BATCH"
 
     static func load(from environment: EnvironmentReader) throws(ConfigurationError) -> DiscoverySettings {
         var settings = DiscoverySettings()
@@ -59,6 +66,8 @@ struct DiscoverySettings: Sendable {
             settings.inviteLinkBase = base
         }
         settings.instagram = try InstagramGraph.Settings.load(from: environment)
+        if let runners = try environment.integer(swipeRunnersVariable, range: 1...64) { settings.swipeRunners = runners }
+        if let batch = try environment.integer(swipeBatchVariable, range: 1...1000) { settings.swipeBatch = batch }
         if let text = environment[clockOffsetVariable] {
             guard environment[testClockVariable] == "1" else {
                 throw ConfigurationError(variable: clockOffsetVariable, message: "is for tests only (needs \(testClockVariable)=1)")

@@ -36,7 +36,7 @@ struct MessagingServer: Sendable {
         let auth = AuthInterceptor(verifier: verifier, publicMethods: serviceInterceptor.guardedMethods, revocations: revocations)
         encounters = EncounterStore(feed: feed, outbox: events, settings: settings.encounters)
         calls = CallStore(feed: feed, settings: settings.calls)
-        let sends = MessageSendQueue(maxBatch: settings.sendBatch, maxRunning: settings.sendRunners) { batch in
+        let sends = GroupCommitQueue<MessageSend, MessageSend.Outcome>(maxBatch: settings.sendBatch, maxRunning: settings.sendRunners) { batch in
             try await pool.withConnection { try await MessageSendStore.send(batch, feed: feed, on: $0) }
         }
         services = [MessagingService(pool: pool, tiers: tiers, feed: feed, sends: sends),

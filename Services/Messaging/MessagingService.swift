@@ -11,8 +11,8 @@ struct MessagingService: MessagingProvider {
     let pool: PostgresPool
     let tiers: TierCatalog
     let feed: RealtimeFeed
-    /// Stores sends in batches (group commit): `MessageSendQueue`.
-    let sends: MessageSendQueue
+    /// Stores sends in batches (group commit, `GroupCommitQueue`).
+    let sends: GroupCommitQueue<MessageSend, MessageSend.Outcome>
 
     func listConversations(_ request: Messaging.ListConversationsRequest,
                            context: ServerCallContext) async throws -> Messaging.ListConversationsResponse {
@@ -51,7 +51,7 @@ struct MessagingService: MessagingProvider {
             throw MessagingError.invalidClientMessageID
         }
         let body = try MessageBody(request.body)
-        switch try await sends.send(MessageSend(conversation: id, sender: account, app: caller.app, clientMessageID: key,
+        switch try await sends.submit(MessageSend(conversation: id, sender: account, app: caller.app, clientMessageID: key,
                                                 body: body)) {
         case .stored(let message):
             return Messaging.SendMessageResponse(message: message, replayed: false)

@@ -15,7 +15,7 @@ struct MessagingSettings: Sendable {
     /// Events a realtime subscriber may have waiting before it is cut off as too slow
     /// (`RV_MESSAGING_STREAM_BUFFER`, 1-100000).
     var streamBuffer = 256
-    /// Group commit of sends (`MessageSendQueue`): batches stored at once
+    /// Group commit of sends (`GroupCommitQueue`): batches stored at once
     /// (`RV_MESSAGING_SEND_RUNNERS`, 1-64; each holds a pool connection while it runs) and sends
     /// a batch at most (`RV_MESSAGING_SEND_BATCH`, 1-1000).
     var sendRunners = 3

@@ -67,6 +67,14 @@ package struct PostgresValue: Sendable, Hashable {
         array(values?.map { Array($0.utf8) }, element: .text, type: .textArray)
     }
 
+    package static func boolArray(_ values: [Bool]?) -> Self {
+        array(values?.map { [$0 ? 1 : 0] }, element: .bool, type: .boolArray)
+    }
+
+    package static func int16Array(_ values: [Int16]?) -> Self {
+        array(values?.map { integer($0, type: .int2).bytes }, element: .int2, type: .int2Array)
+    }
+
     package static func int32Array(_ values: [Int32]?) -> Self {
         array(values?.map { integer($0, type: .int4).bytes }, element: .int4, type: .int4Array)
     }

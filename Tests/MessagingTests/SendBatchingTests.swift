@@ -4,7 +4,7 @@ import RPC
 import TestSupport
 import Testing
 
-/// Sends stored in batches (group commit, `MessageSendQueue`) over the wire: concurrent sends to
+/// Sends stored in batches (group commit, `GroupCommitQueue`) over the wire: concurrent sends to
 /// one conversation are each stored and delivered once, numbered in one order that each
 /// sender's own sequence follows; an answer means the message committed; a retry after a
 /// timed-out send finds the message the first attempt stored.

@@ -25,16 +25,63 @@ enum SwipeStore {
         case wouldMatch
     }
 
+    /// One swipe to record: who swipes on whom, how, and the allowance a like counts against.
+    struct Swipe: Sendable {
+        var action: Discovery.SwipeAction
+        var swiper: UUID
+        var target: UUID
+        var app: String
+        var quiz: Bool
+        /// The day's allowance of the like's kind (-1: no limit).
+        var limit: Int32
+        var day: AllowanceDay
+    }
+
     /// One swipe in one statement (migration 16's `discovery.swipe`): takes the pair's lock (swipes
     /// between the same two people queue, so the later of two crossing likes sees the earlier),
-    /// reads what the swiper may do, counts a like against `day`'s allowance of its kind, `limit`
-    /// (-1: no limit), and records it. Outside a transaction it commits at once: one round trip.
-    static func swipe(_ action: Discovery.SwipeAction, by swiper: UUID, on target: UUID, app: String, quiz: Bool,
-                      limit: Int32, day: AllowanceDay, matchAllowed: Bool, on connection: Connection) async throws -> Outcome {
+    /// reads what the swiper may do, counts a like against `day`'s allowance of its kind, and
+    /// records it. Outside a transaction it commits at once: one round trip.
+    static func swipe(_ swipe: Swipe, matchAllowed: Bool, on connection: Connection) async throws -> Outcome {
         let rows = try await connection.query("SELECT * FROM discovery.swipe($1, $2, $3, $4, $5, $6, $7, $8)",
-                                              [.uuid(swiper), .uuid(target), .text(app), .int16(Int16(action.rawValue)),
-                                               .bool(quiz), .int32(limit), .int32(day.number), .bool(matchAllowed)])
-        let row = rows[0]
+                                              [.uuid(swipe.swiper), .uuid(swipe.target), .text(swipe.app),
+                                               .int16(Int16(swipe.action.rawValue)), .bool(swipe.quiz), .int32(swipe.limit),
+                                               .int32(swipe.day.number), .bool(matchAllowed)])
+        return try outcome(rows[0])
+    }
+
+    /// Many swipes in one statement, each as `swipe(_:matchAllowed: false, on:)` records it and in
+    /// one transaction (group commit, `GroupCommitQueue`): answers in `batch`'s order.
+    ///
+    /// They run sorted by swiper and target, so two batches take the rows they share (a swiper's
+    /// allowance and feed version) in one order; what can still cross (a pair's lock) ends one
+    /// batch as a deadlock, which the queue retries swipe by swipe. Two swipes of one swiper keep
+    /// their order in the batch.
+    static func swipe(_ batch: [Swipe], on connection: Connection) async throws -> [Outcome] {
+        let order = batch.indices.sorted { a, b in
+            let (x, y) = (batch[a], batch[b])
+            if x.swiper != y.swiper { return x.swiper < y.swiper }
+            if x.target != y.target { return x.target < y.target }
+            return a < b
+        }
+        let sorted = order.map { batch[$0] }
+        let rows = try await connection.query("""
+            SELECT s.* FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::smallint[], $5::boolean[], $6::integer[], $7::integer[])
+                WITH ORDINALITY AS b(swiper, target, app, action, quiz, lim, day, n)
+            CROSS JOIN LATERAL discovery.swipe(b.swiper, b.target, b.app, b.action, b.quiz, b.lim, b.day, false) s
+            ORDER BY b.n
+            """, [.uuidArray(sorted.map(\.swiper)), .uuidArray(sorted.map(\.target)), .textArray(sorted.map(\.app)),
+                  .int16Array(sorted.map { Int16($0.action.rawValue) }), .boolArray(sorted.map(\.quiz)),
+                  .int32Array(sorted.map(\.limit)), .int32Array(sorted.map(\.day.number))])
+        guard rows.count == batch.count else {
+            throw PostgresError(code: .protocolViolation, context: "discovery.swipe answered \(rows.count) of \(batch.count) swipes")
+        }
+        var outcomes = [Outcome?](repeating: nil, count: batch.count)
+        for (position, index) in order.enumerated() { outcomes[index] = try outcome(rows[position]) }
+        return outcomes.map { $0! }
+    }
+
+    /// What one row of `discovery.swipe` says.
+    private static func outcome(_ row: PostgresRow) throws -> Outcome {
         let used = (likes: try row.decode(4, as: Int32?.self) ?? 0, superLikes: try row.decode(5, as: Int32?.self) ?? 0)
         switch try row.decode(0, as: Int16.self) {
         case 1:

@@ -1,6 +1,6 @@
 import Postgres
 
-/// `messaging.send_messages`: a batch of sends (`MessageSendQueue`) in one statement, each
+/// `messaging.send_messages`: a batch of sends (`GroupCommitQueue`) in one statement, each
 /// judged exactly as one `SendMessage` alone would be.
 ///
 /// Before it a send was three round trips holding its conversation's lock (lock and look up

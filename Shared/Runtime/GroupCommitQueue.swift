@@ -1,0 +1,81 @@
+import Synchronization
+
+/// Group commit: writes arriving while others are being stored wait and go together in the next
+/// transaction, so a burst of N concurrent writes costs a few transactions (a few WAL flushes and
+/// round trips) rather than N. A write is answered only after its batch committed, so an
+/// acknowledged write is as durable as when each was a transaction of its own. Messaging's sends
+/// (`MessageSendStore`) and discovery's swipes (`SwipeStore`) go through one each.
+///
+/// At most `maxRunning` batches are stored at once, each of at most `maxBatch` items, taken in
+/// arrival order. An idle queue stores a lone item at once: batching adds no wait, it only
+/// gathers what arrived while the database was busy. The runners are tasks of the queue, not
+/// of any one call: a batch serves many calls.
+package final class GroupCommitQueue<Item: Sendable, Outcome: Sendable>: Sendable {
+    /// Stores one batch in one transaction and answers each item, in order.
+    package typealias Store = @Sendable ([Item]) async throws -> [Outcome]
+
+    private struct Waiting {
+        var item: Item
+        var continuation: CheckedContinuation<Outcome, any Error>
+    }
+
+    private struct State {
+        var waiting: [Waiting] = []
+        var running = 0
+
+        /// The next batch of a runner; when there is none the runner stops.
+        mutating func nextBatch(max: Int) -> [Waiting] {
+            let batch = Array(waiting.prefix(max))
+            waiting.removeFirst(batch.count)
+            if batch.isEmpty { running -= 1 }
+            return batch
+        }
+    }
+
+    package let maxBatch: Int
+    package let maxRunning: Int
+    private let store: Store
+    private let state = Mutex(State())
+
+    /// `store` stores one batch in one transaction and answers each item, in order.
+    package init(maxBatch: Int = 128, maxRunning: Int = 3, store: @escaping Store) {
+        self.maxBatch = maxBatch
+        self.maxRunning = maxRunning
+        self.store = store
+    }
+
+    /// Stores `item` with whatever else is waiting; returns once its transaction committed.
+    package func submit(_ item: Item) async throws -> Outcome {
+        try await withCheckedThrowingContinuation { continuation in
+            let startRunner = state.withLock { state -> Bool in
+                state.waiting.append(Waiting(item: item, continuation: continuation))
+                guard state.running < maxRunning else { return false }
+                state.running += 1
+                return true
+            }
+            if startRunner { Task { await self.run() } }
+        }
+    }
+
+    private func run() async {
+        while true {
+            let batch = state.withLock { $0.nextBatch(max: maxBatch) }
+            if batch.isEmpty { return }
+            await store(batch)
+        }
+    }
+
+    /// Stores `batch` and answers its items. When the batch fails, each item is tried alone, so
+    /// one item's failure is its own (and a deadlock between two batches costs a retry, not an
+    /// error). An item whose batch did commit after all, its answer lost with the connection,
+    /// must then find itself a replay: stores are idempotent per item.
+    private func store(_ batch: [Waiting]) async {
+        do {
+            let outcomes = try await store(batch.map(\.item))
+            for (waiting, outcome) in zip(batch, outcomes) { waiting.continuation.resume(returning: outcome) }
+        } catch {
+            guard batch.count > 1 else { return batch[0].continuation.resume(throwing: error) }
+            for waiting in batch { await store([waiting]) }
+        }
+    }
+}

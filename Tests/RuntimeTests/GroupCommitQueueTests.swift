@@ -1,0 +1,105 @@
+import Runtime
+import Synchronization
+import Testing
+
+/// Group commit without I/O: concurrent writes share batches, each answered with its own
+/// outcome only after its batch was stored, and a failed batch fails no write but its own.
+@Suite struct GroupCommitQueueTests {
+    typealias Queue = GroupCommitQueue<String, String>
+
+    /// A store that records its batches and answers each write with "stored" and its text,
+    /// optionally held until `release` and failing the batches holding "bad".
+    final class FakeStore: Sendable {
+        let batches = Mutex<[[String]]>([])
+        let running = Atomic<Int>(0)
+        let mostRunning = Atomic<Int>(0)
+        /// Writes answered, counted by the test.
+        let answered = Atomic<Int>(0)
+        /// While true, every batch waits.
+        let held: Atomic<Bool>
+
+        init(held: Bool = false) { self.held = Atomic(held) }
+
+        func release() { held.store(false, ordering: .relaxed) }
+
+        func store(_ texts: [String]) async throws -> [String] {
+            let now = running.add(1, ordering: .relaxed).newValue
+            mostRunning.max(now, ordering: .relaxed)
+            defer { running.subtract(1, ordering: .relaxed) }
+            batches.withLock { $0.append(texts) }
+            while held.load(ordering: .relaxed) { try await Task.sleep(for: .milliseconds(2)) }
+            try await Task.sleep(for: .milliseconds(5))
+            if texts.contains("bad") { throw CancellationError() }
+            return texts.map { "stored \($0)" }
+        }
+    }
+
+    @Test func concurrentWrites_shareBatches_andEachGetsItsOwnAnswer() async throws {
+        let store = FakeStore()
+        let queue = Queue(maxBatch: 16, maxRunning: 2) { try await store.store($0) }
+        let answers = try await withThrowingTaskGroup(of: (Int, String).self) { group in
+            for n in 0..<200 { group.addTask { (n, try await queue.submit("m\(n)")) } }
+            return try await group.reduce(into: [Int: String]()) { $0[$1.0] = $1.1 }
+        }
+        #expect(answers.count == 200)
+        #expect(answers.allSatisfy { $0.value == "stored m\($0.key)" })
+        let batches = store.batches.withLock { $0 }
+        #expect(batches.flatMap { $0 }.count == 200)
+        #expect(Set(batches.flatMap { $0 }).count == 200)
+        #expect(batches.count < 200, "concurrent writes shared no batch")
+        #expect(batches.allSatisfy { $0.count <= 16 })
+        #expect(store.mostRunning.load(ordering: .relaxed) <= 2)
+    }
+
+    @Test func aLoneWrite_isStoredAtOnce_inABatchOfItsOwn() async throws {
+        let store = FakeStore()
+        let queue = Queue { try await store.store($0) }
+        #expect(try await queue.submit("alone") == "stored alone")
+        #expect(store.batches.withLock { $0 } == [["alone"]])
+    }
+
+    @Test func noWrite_isAnswered_beforeItsBatchIsStored() async throws {
+        let store = FakeStore(held: true)
+        let queue = Queue(maxRunning: 1) { try await store.store($0) }
+        let writes = Task {
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for n in 0..<10 {
+                    group.addTask {
+                        _ = try await queue.submit("held \(n)")
+                        store.answered.add(1, ordering: .relaxed)
+                    }
+                }
+                try await group.waitForAll()
+            }
+        }
+        try await Task.sleep(for: .milliseconds(100))
+        #expect(store.answered.load(ordering: .relaxed) == 0)
+        store.release()
+        try await writes.value
+        #expect(store.answered.load(ordering: .relaxed) == 10)
+    }
+
+    @Test func aFailedBatch_isRetriedOneByOne_soOnlyTheBadWriteFails() async throws {
+        let store = FakeStore(held: true)
+        let queue = Queue(maxRunning: 1) { try await store.store($0) }
+        // The first write occupies the only runner; the next three wait and go as one batch.
+        let first = Task { try await queue.submit("first") }
+        try await Task.sleep(for: .milliseconds(50))
+        let rest = ["good 1", "bad", "good 2"].map { text in
+            Task { () -> String? in
+                do { return try await queue.submit(text) } catch { return nil }
+            }
+        }
+        try await Task.sleep(for: .milliseconds(50))
+        store.release()
+        #expect(try await first.value == "stored first")
+        var answers: [String?] = []
+        for task in rest { answers.append(await task.value) }
+        #expect(answers == ["stored good 1", nil, "stored good 2"])
+        let batches = store.batches.withLock { $0 }
+        #expect(batches.count == 5)
+        #expect(batches.first == ["first"])
+        #expect(batches.count == 5 && Set(batches[1]) == ["good 1", "bad", "good 2"] && batches[1].count == 3)
+        #expect(batches.dropFirst(2).map(\.count) == [1, 1, 1])
+    }
+}
