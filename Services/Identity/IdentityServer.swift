@@ -32,8 +32,12 @@ struct IdentityServer: Sendable {
         try await keyStore.refresh(into: ring)
         let verifier = AccessTokenVerifier(configuration: .init(apps: settings.apps.appIDs),
                                            source: KeyRingSource(ring: ring, maxAge: .seconds(60)))
-        let identity = IdentityService(pool: pool, settings: settings, ring: ring, outbox: try Outbox(schema: "identity"),
+        var identity = IdentityService(pool: pool, settings: settings, ring: ring, outbox: try Outbox(schema: "identity"),
                                        revocationList: revocations)
+        let signer = identity
+        identity.anonymousSignIns = GroupCommitQueue(maxBatch: settings.signInBatch, maxRunning: settings.signInRunners) {
+            try await signer.signInAnonymously($0)
+        }
         let devices = DevicesService(pool: pool, settings: settings.devices)
         let devicesInternal = DevicesInternalService(pool: pool, settings: settings.devices, apps: settings.apps)
         let contactsInternal = ContactsInternalService(pool: pool)

@@ -14,6 +14,15 @@ struct IdentityService: IdentityProvider {
     let outbox: Outbox
     /// The process's revoked sessions: told at once when this instance revokes one.
     var revocationList: RevocationList? = nil
+    /// Anonymous sign-ins stored in batches (group commit, `GroupCommitQueue`); nil: each in a
+    /// transaction of its own.
+    var anonymousSignIns: GroupCommitQueue<AnonymousSignIn, Identity.AuthSession>? = nil
+
+    /// One `SignInAnonymously` as a batch of them stores it.
+    struct AnonymousSignIn: Sendable {
+        var policy: AppPolicy
+        var deviceName: String
+    }
 
     /// Methods callable without an access token.
     static let publicMethods: Set<String> = Set(
@@ -120,10 +129,27 @@ struct IdentityService: IdentityProvider {
     private func signInAnonymously(_ request: Identity.SignInAnonymouslyRequest) async throws -> Identity.AuthSession {
         let policy = try settings.apps.policy(for: request.app)
         guard policy.allows(.anonymous) else { throw IdentityError.signInMethodNotAllowed }
-        return try await pool.withTransaction { connection in
-            let account = try await AccountStore.create(policy: policy, username: nil, anonymous: true, on: connection)
-            return try await openAccount(account, referralCode: "", policy: policy, deviceName: request.deviceName,
-                                         on: connection)
+        let signIn = AnonymousSignIn(policy: policy, deviceName: request.deviceName)
+        if let anonymousSignIns { return try await anonymousSignIns.submit(signIn) }
+        return try await signInAnonymously([signIn])[0]
+    }
+
+    /// New anonymous accounts, each with its first session and `AccountCreated` event, in one
+    /// transaction: one statement inserts the accounts, and the sessions, refresh tokens and
+    /// events go with the COMMIT (`openAccount`). Answers in `batch`'s order. A batch retried
+    /// sign-in by sign-in after it failed (`GroupCommitQueue`) makes new accounts: had the first
+    /// attempt committed, its accounts are left without a session anyone holds, as when a
+    /// client retries a sign-in whose answer it lost.
+    func signInAnonymously(_ batch: [AnonymousSignIn]) async throws -> [Identity.AuthSession] {
+        try await pool.withTransaction { connection in
+            let accounts = try await AccountStore.create(batch.map { ($0.policy, true) }, on: connection)
+            var sessions: [Identity.AuthSession] = []
+            sessions.reserveCapacity(batch.count)
+            for (signIn, account) in zip(batch, accounts) {
+                sessions.append(try await openAccount(account, referralCode: "", policy: signIn.policy,
+                                                      deviceName: signIn.deviceName, on: connection))
+            }
+            return sessions
         }
     }
 
@@ -133,7 +159,7 @@ struct IdentityService: IdentityProvider {
         let email = try EmailAddress(request.email)
         let hash = try await credentials.hashNewPassword(request.password, policy: policy)
         return try await pool.withTransaction { connection in
-            let account = try await AccountStore.create(policy: policy, username: nil, anonymous: false, on: connection)
+            let account = try await AccountStore.create(policy: policy, anonymous: false, on: connection)
             try await credentials.insert(account: account, email: email, passwordHash: hash, on: connection)
             let withEmail = try await existingAccount(try Self.uuid(account.id), app: policy.id, on: connection)
             return try await openAccount(withEmail, referralCode: request.referralCode, policy: policy,

@@ -252,7 +252,7 @@ import Testing
         struct Abort: Error {}
         await #expect(throws: Abort.self) {
             try await harness.pool.withTransaction { connection in
-                let account = try await AccountStore.create(policy: policy, username: TestNames.username(), anonymous: false,
+                let account = try await AccountStore.create(policy: policy, anonymous: false,
                                                             on: connection)
                 try await store.redeem(code: code, account: try #require(UUID(uuidString: account.id)), on: connection)
                 throw Abort()
@@ -262,7 +262,7 @@ import Testing
         #expect(stillUnused.first { $0.code == code }?.used == false)
 
         let account = try await harness.pool.withTransaction { connection in
-            let account = try await AccountStore.create(policy: policy, username: TestNames.username(), anonymous: false,
+            let account = try await AccountStore.create(policy: policy, anonymous: false,
                                                         on: connection)
             try await store.redeem(code: code, account: try #require(UUID(uuidString: account.id)), on: connection)
             return account

@@ -1,4 +1,6 @@
 import Contracts
+import Foundation
+import Postgres
 import Testing
 
 /// Anonymous and email+password sign-in over a live socket.
@@ -13,6 +15,49 @@ import Testing
         #expect(!session.accessToken.isEmpty && !session.refreshToken.isEmpty)
         let me = try await harness.client.getAccount(options: .bearer(session.accessToken))
         #expect(me.id == account.id && me.username == account.username)
+        await harness.stop()
+    }
+
+    /// 60 anonymous sign-ins at once share commits (group commit): each is an account of its
+    /// own, with a working session and one AccountCreated event, and each answer arrives only
+    /// once its account, session and event are committed.
+    @Test func concurrentAnonymousSignIns_shareCommits_eachItsOwnAccountAndSession() async throws {
+        let harness = try await IdentityHarness.start()
+        let pool = harness.pool
+        let signIns = try await withThrowingTaskGroup(of: (Identity.AuthSession, Bool).self) { group in
+            for n in 0..<60 {
+                group.addTask {
+                    let session = try await harness.client.signInAnonymously(.init(app: "swivo", deviceName: "phone \(n)"))
+                    // Read at once, by another connection: the answer means it is committed.
+                    let rows = try await pool.withConnection { connection in
+                        try await connection.query("""
+                            SELECT (SELECT count(*) FROM identity.sessions s WHERE s.id = $2::uuid AND s.account_id = $1::uuid
+                                        AND s.device_name = $3),
+                                   (SELECT count(*) FROM identity.outbox o WHERE o.type = 'AccountCreated' AND o.aggregate_id = $1)
+                            """, [.text(session.account?.id ?? ""), .text(session.sessionID), .text("phone \(n)")])
+                    }
+                    return (session, try rows[0].decode(0, as: Int64.self) == 1 && rows[0].decode(1, as: Int64.self) == 1)
+                }
+            }
+            return try await group.reduce(into: [(Identity.AuthSession, Bool)]()) { $0.append($1) }
+        }
+        #expect(signIns.count == 60)
+        #expect(signIns.allSatisfy { $0.1 }, "a sign-in was answered before its session and event were committed")
+        let accounts = signIns.compactMap { $0.0.account }
+        #expect(Set(accounts.map(\.id)).count == 60)
+        #expect(Set(accounts.map(\.username)).count == 60)
+        #expect(accounts.allSatisfy { $0.app == "swivo" && $0.anonymous && $0.username.hasPrefix("anon-") })
+        for (session, _) in signIns.prefix(8) {
+            let me = try await harness.client.getAccount(options: .bearer(session.accessToken))
+            #expect(me.id == session.account?.id)
+            let refreshed = try await harness.client.refreshSession(.init(refreshToken: session.refreshToken))
+            #expect(refreshed.account?.id == session.account?.id && refreshed.sessionID == session.sessionID)
+        }
+        let commits = try await pool.withConnection { connection in
+            try await connection.query("SELECT count(DISTINCT xmin::text) FROM identity.accounts WHERE id = ANY($1::uuid[])",
+                                       [.uuidArray(accounts.compactMap { UUID(uuidString: $0.id) })])[0].decode(0, as: Int64.self)
+        }
+        #expect(commits < 60, "60 concurrent sign-ins were 60 commits: none shared a batch")
         await harness.stop()
     }
 

@@ -48,7 +48,7 @@ extension IdentityService {
             }
             // The code row's lock serialises every use of this number, so no one else can be
             // creating its account now.
-            let created = try await AccountStore.create(policy: policy, username: nil, anonymous: false, on: connection)
+            let created = try await AccountStore.create(policy: policy, anonymous: false, on: connection)
             let accountID = try Self.uuid(created.id)
             guard try await PhoneCredentials.insert(accountID: accountID, app: policy.id, phone: phone, on: connection) else {
                 throw AccountError.phoneTaken

@@ -28,7 +28,7 @@ extension IdentityService {
                 return try await startSession(try await existingAccount(accountID, app: policy.id, on: connection),
                                               deviceName: request.deviceName, on: connection)
             }
-            let created = try await AccountStore.create(policy: policy, username: nil, anonymous: false, on: connection)
+            let created = try await AccountStore.create(policy: policy, anonymous: false, on: connection)
             let createdID = try Self.uuid(created.id)
             guard try await ProviderCredentials.insert(accountID: createdID, app: policy.id, identity: identity,
                                                        on: connection) else {
