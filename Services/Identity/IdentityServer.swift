@@ -35,7 +35,7 @@ struct IdentityServer: Sendable {
         var identity = IdentityService(pool: pool, settings: settings, ring: ring, outbox: try Outbox(schema: "identity"),
                                        revocationList: revocations)
         let signer = identity
-        identity.anonymousSignIns = GroupCommitQueue(maxBatch: settings.signInBatch, maxRunning: settings.signInRunners) {
+        identity.anonymousSignIns = GroupCommitQueue(maxBatch: settings.writeBatch, maxRunning: settings.writeRunners) {
             try await signer.signInAnonymously($0)
         }
         let devices = DevicesService(pool: pool, settings: settings.devices)

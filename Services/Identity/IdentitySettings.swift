@@ -38,11 +38,11 @@ struct IdentitySettings: Sendable {
     var serviceCredentials = ServiceCredentials()
     /// Push token limits and the services that may read push tokens.
     var devices = DeviceSettings()
-    /// Group commit of anonymous sign-ins (`GroupCommitQueue`): batches stored at once
-    /// (`RV_IDENTITY_SIGN_IN_RUNNERS`, 1-64; each holds a pool connection while it runs) and
-    /// sign-ins a batch at most (`RV_IDENTITY_SIGN_IN_BATCH`, 1-1000).
-    var signInRunners = 2
-    var signInBatch = 64
+    /// Group commit of anonymous sign-ins and of owners' profile updates (`GroupCommitQueue`,
+    /// one each): batches stored at once (`RV_IDENTITY_WRITE_RUNNERS`, 1-64; each holds a pool
+    /// connection while it runs) and writes a batch at most (`RV_IDENTITY_WRITE_BATCH`, 1-1000).
+    var writeRunners = 2
+    var writeBatch = 64
     /// Services that may match hashed contacts (`RV_IDENTITY_CONTACT_CALLERS`; default discovery).
     var contactCallers: Set<String> = ["discovery"]
     /// Roots (PEM) App Store signed transactions must chain to; nil: they are refused.

@@ -161,6 +161,15 @@ def main():
             else:
                 before, target = BEFORE[name]
                 print(f"{name:<20} {text}   target {before * target:.0f}/s")
+        # Issue 26's target: each write at 64 streams at least 85 % of Postgres alone doing its shape.
+        for line in summary:
+            name = line.split("  ")[0].strip()
+            ceiling_tps = ceiling.get(name)
+            if ceiling_tps:
+                served = float(line.split()[len(name.split()) + 1].rstrip("/s"))
+                share = served / ceiling_tps
+                print(f"{name:<20} {served:8.0f}/s served = {share:5.0%} of Postgres alone "
+                      f"(target 85 %: {'met' if share >= 0.85 else 'NOT met'})")
         return result.returncode if None not in ceiling.values() else 1
     finally:
         server.send_signal(signal.SIGTERM)

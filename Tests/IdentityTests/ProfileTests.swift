@@ -23,6 +23,79 @@ import Testing
         await harness.stop()
     }
 
+    /// Owners' updates arriving together share commits (group commit): 16 FirstDate members
+    /// each set a name, 8 of them set tags at the same time, and 2 others ask for something their
+    /// profile refuses. Every update is answered once committed, each ProfileUpdated event is
+    /// written once, a profile's two updates both hold, and the refused two fail alone.
+    @Test func concurrentUpdates_shareCommits_andARefusedOneFailsAlone() async throws {
+        let harness = try await IdentityHarness.start()
+        var joined: [TestUser] = []
+        for _ in 0..<18 { joined.append(try await harness.newUser("firstdate")) }
+        let users = joined
+        let pool = harness.pool
+        enum Change: Sendable { case name(Int), tags(Int), onboarding(Int) }
+        let changes = (0..<16).map(Change.name) + (0..<8).map(Change.tags) + [Change.onboarding(16), .onboarding(17)]
+        let answers = await withTaskGroup(of: (Int, Result<Profiles.Profile, RPCError>, Int64).self) { group in
+            for (index, change) in changes.enumerated() {
+                group.addTask {
+                    do {
+                        let profile: Profiles.Profile
+                        switch change {
+                        case .name(let n): profile = try await harness.update(users[n], ["display_name"]) { $0.displayName = "Member \(n)" }
+                        case .tags(let n): profile = try await harness.update(users[n], ["tags"]) { $0.tags = ["tag\(n)"] }
+                        case .onboarding(let n):
+                            profile = try await harness.update(users[n], ["onboarding_complete"]) { $0.onboardingComplete = true }
+                        }
+                        // Read at once, by another connection: the answer means it is committed.
+                        let events = try await pool.withConnection { connection in
+                            try await connection.query("""
+                                SELECT count(*) FROM identity.outbox WHERE type = 'ProfileUpdated' AND aggregate_id = $1
+                                """, [.text(profile.accountID)])[0].decode(0, as: Int64.self)
+                        }
+                        return (index, .success(profile), events)
+                    } catch let error as RPCError {
+                        return (index, .failure(error), 0)
+                    } catch {
+                        return (index, .failure(RPCError(code: .unknown, message: "\(error)")), 0)
+                    }
+                }
+            }
+            return await group.reduce(into: [Int: (Result<Profiles.Profile, RPCError>, Int64)]()) { $0[$1.0] = ($1.1, $1.2) }
+        }
+        #expect(answers.count == changes.count)
+        for (index, change) in changes.enumerated() {
+            let (result, events) = try #require(answers[index])
+            switch change {
+            case .name(let n), .tags(let n):
+                let profile = try result.get()
+                #expect(profile.accountID == users[n].id)
+                #expect(events >= 1, "update \(index) was answered before its event was committed")
+            case .onboarding:
+                if case .failure(let error) = result {
+                    expectError(error, .invalidArgument, "BIRTH_DATE_REQUIRED")
+                } else {
+                    Issue.record("onboarding without a birth date was accepted")
+                }
+            }
+        }
+        for n in 0..<16 {
+            let profile = try await harness.profiles.getMyProfile(options: users[n].options)
+            #expect(profile.displayName == "Member \(n)")
+            #expect(profile.tags == (n < 8 ? ["tag\(n)"] : []))
+            #expect(try await harness.eventCount("ProfileUpdated", aggregateID: users[n].id) == (n < 8 ? 2 : 1))
+        }
+        for n in 16..<18 {
+            #expect(try await harness.eventCount("ProfileUpdated", aggregateID: users[n].id) == 0)
+            #expect(try await harness.profiles.getMyProfile(options: users[n].options).onboardingComplete == false)
+        }
+        let commits = try await pool.withConnection { connection in
+            try await connection.query("SELECT count(DISTINCT xmin::text) FROM identity.profiles WHERE account_id = ANY($1::uuid[])",
+                                       [.uuidArray(users.prefix(16).compactMap { UUID(uuidString: $0.id) })])[0].decode(0, as: Int64.self)
+        }
+        #expect(commits < 16, "16 concurrent updates were 16 commits: none shared a batch")
+        await harness.stop()
+    }
+
     @Test func updateProfile_setsOnlyMaskedFields_emptyValuesClear_andEmitsProfileUpdated() async throws {
         let harness = try await IdentityHarness.start()
         let user = try await harness.newUser("elite")

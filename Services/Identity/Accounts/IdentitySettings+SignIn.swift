@@ -51,8 +51,8 @@ extension IdentitySettings {
         if let count = try environment.integer("RV_IDENTITY_PHONE_CODE_MAX_SENDS_PER_HOUR", range: 1...100) {
             phoneCodes.maxSendsPerHour = count
         }
-        if let count = try environment.integer("RV_IDENTITY_SIGN_IN_RUNNERS", range: 1...64) { signInRunners = count }
-        if let count = try environment.integer("RV_IDENTITY_SIGN_IN_BATCH", range: 1...1000) { signInBatch = count }
+        if let count = try environment.integer("RV_IDENTITY_WRITE_RUNNERS", range: 1...64) { writeRunners = count }
+        if let count = try environment.integer("RV_IDENTITY_WRITE_BATCH", range: 1...1000) { writeBatch = count }
     }
 
     /// The non-empty, trimmed items of a comma-separated list; nil when there are none.

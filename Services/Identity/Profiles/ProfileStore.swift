@@ -92,6 +92,24 @@ enum ProfileStore {
         return try results[1].first.map(locked)
     }
 
+    /// The existing profiles of `accounts` (id and app), locked in account order until the
+    /// transaction ends, in one round trip: a batch's locks (`ProfilesService.save`). A profile
+    /// not written yet is missing here; `lock(id:app:on:)` creates it.
+    static func lock(_ accounts: [(id: UUID, app: String)], on connection: Connection) async throws -> [UUID: LockedProfile] {
+        let rows = try await connection.query("""
+            SELECT \(columns), \(UnixMicroseconds.sql("now()"))
+            FROM identity.accounts a JOIN identity.profiles p ON p.account_id = a.id
+            WHERE (a.id, a.app) IN (SELECT * FROM unnest($1::uuid[], $2::text[]))
+            ORDER BY a.id FOR UPDATE OF p
+            """, [.uuidArray(accounts.map(\.id)), .textArray(accounts.map(\.app))])
+        var locked: [UUID: LockedProfile] = [:]
+        for row in rows {
+            let profile = try LockedProfile(record: decode(row), now: row.decode(28))
+            locked[profile.record.accountID] = profile
+        }
+        return locked
+    }
+
     /// Changes the account's username; false when it already had it. A name another account
     /// of the app has raises the unique violation of `accounts_app_username_key`.
     static func rename(id: UUID, app: String, to username: Username, on connection: Connection) async throws -> Bool {

@@ -13,13 +13,28 @@ struct ProfilesService: ProfilesProvider {
     let outbox: Outbox
     /// This process's list of stale accounts, told at once of a role change.
     var revocationList: RevocationList? = nil
+    /// Owners' updates without a username change, stored in batches (group commit,
+    /// `GroupCommitQueue`); nil: each in a transaction of its own.
+    var ownerUpdates: GroupCommitQueue<OwnerUpdate, Result<Profiles.Profile, any Error>>? = nil
+
+    /// One `UpdateProfile` by the profile's owner, without a username change, as a batch of them
+    /// stores it.
+    struct OwnerUpdate: Sendable {
+        var account: UUID
+        var app: String
+        var update: ProfileUpdate
+    }
 
     /// The services of this area (profiles and roles, safety), for `IdentityServer`.
     static func services(pool: PostgresPool, settings: IdentitySettings,
                          revocations: RevocationList? = nil) throws -> [any RPCService] {
         let outbox = try Outbox(schema: "identity")
-        return [ProfilesService(pool: pool, apps: settings.apps, outbox: outbox, revocationList: revocations),
-                SafetyService(pool: pool, apps: settings.apps, outbox: outbox)]
+        var profiles = ProfilesService(pool: pool, apps: settings.apps, outbox: outbox, revocationList: revocations)
+        let saver = profiles
+        profiles.ownerUpdates = GroupCommitQueue(maxBatch: settings.writeBatch, maxRunning: settings.writeRunners) {
+            try await saver.save($0)
+        }
+        return [profiles, SafetyService(pool: pool, apps: settings.apps, outbox: outbox)]
     }
 
     func getMyProfile(_ request: Profiles.GetMyProfileRequest, context: ServerCallContext) async throws
@@ -111,24 +126,63 @@ struct ProfilesService: ProfilesProvider {
         -> Profiles.Profile {
         let id = try caller.accountUUID()
         let update = try ProfileUpdate(request, policy: try apps.policy(for: caller.app))
+        let call = OwnerUpdate(account: id, app: caller.app, update: update)
+        guard let username = update.username else {
+            if let ownerUpdates { return try await ownerUpdates.submit(call).get() }
+            return try await save([call])[0].get()
+        }
         do {
             return try await pool.withTransaction { connection in
-                if let username = update.username {
-                    _ = try await ProfileStore.rename(id: id, app: caller.app, to: username, on: connection)
-                }
-                guard let locked = try await ProfileStore.lock(id: id, app: caller.app, on: connection) else {
-                    throw IdentityError.accountNotFound
-                }
-                let content = try update.applied(to: locked.record.content)
-                let saved = try await ProfileStore.save(locked, content: content, verified: locked.record.verified,
-                                                        byOwner: true, on: connection)
-                return try await published(saved, app: caller.app, on: connection)
-                    .message(as: .owner, admitted: saved.isAdmitted(under: try apps.policy(for: caller.app)))
+                _ = try await ProfileStore.rename(id: id, app: caller.app, to: username, on: connection)
+                var held: [UUID: LockedProfile] = [:]
+                return try await save(call, holding: &held, on: connection).get()
             }
         } catch let error as PostgresError where error.sqlState == .uniqueViolation
             && error.constraintName == "accounts_app_username_key" {
             throw ProfileError.usernameTaken
         }
+    }
+
+    /// Owners' updates in one transaction: the profiles locked in one round trip (in account
+    /// order, so that two batches lock the ones they share in one order), then each changed and
+    /// saved with its `ProfileUpdated` event, the saves and events going with the COMMIT.
+    /// Answers in `batch`'s order. An update the profile refuses (a `ProfileError`) or whose
+    /// account is gone fails alone; two updates of one profile apply in the order they came.
+    func save(_ batch: [OwnerUpdate]) async throws -> [Result<Profiles.Profile, any Error>] {
+        let order = batch.indices.sorted { (batch[$0].account, $0) < (batch[$1].account, $1) }
+        return try await pool.withTransaction { connection in
+            var outcomes = [Result<Profiles.Profile, any Error>?](repeating: nil, count: batch.count)
+            var held = try await ProfileStore.lock(batch.map { ($0.account, $0.app) }, on: connection)
+            for index in order { outcomes[index] = try await save(batch[index], holding: &held, on: connection) }
+            return outcomes.map { $0! }
+        }
+    }
+
+    /// One owner's update in the caller's transaction. `held` has each profile as this
+    /// transaction has left it (its saves wait for the COMMIT), locked once.
+    private func save(_ call: OwnerUpdate, holding held: inout [UUID: LockedProfile],
+                      on connection: Connection) async throws -> Result<Profiles.Profile, any Error> {
+        let locked: LockedProfile
+        if let profile = held[call.account] {
+            locked = profile
+        } else if let profile = try await ProfileStore.lock(id: call.account, app: call.app, on: connection) {
+            locked = profile
+        } else {
+            return .failure(IdentityError.accountNotFound)
+        }
+        let content: ProfileContent
+        do {
+            content = try call.update.applied(to: locked.record.content)
+        } catch {
+            held[call.account] = locked
+            return .failure(error)
+        }
+        let saved = try await ProfileStore.save(locked, content: content, verified: locked.record.verified,
+                                                byOwner: true, on: connection)
+        held[call.account] = LockedProfile(record: saved, now: locked.now)
+        let policy = try apps.policy(for: call.app)
+        return .success(try await published(saved, app: call.app, on: connection)
+            .message(as: .owner, admitted: saved.isAdmitted(under: policy)))
     }
 
     private func listProfiles(_ request: Profiles.ListProfilesRequest, caller: AuthenticatedAccount) async throws
