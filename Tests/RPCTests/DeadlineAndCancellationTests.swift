@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import HTTP2
 import RPC
 import Testing
@@ -22,6 +25,27 @@ import Wire
             #expect(await probe.wait(for: "cancelled", timeout: .seconds(2)))
             #expect(probe.count(of: "finished") == 0)
         }
+    }
+
+    /// A peer that never lets the connection open (it does not accept, and its accept queue is
+    /// full, so the kernel drops the connection attempts): the call fails DEADLINE_EXCEEDED at
+    /// its deadline, not when the connect gives up minutes later.
+    @Test func clientTimeout_whileConnecting_isDeadlineExceeded() async throws {
+        let (listener, port) = try Socket.listen(host: "127.0.0.1", port: 0, backlog: 0, reusePort: false)
+        var fillers: [Int32] = []
+        defer { for fd in fillers + [listener] { _ = Glibc.close(fd) } }
+        for _ in 0..<4 { fillers.append(try Socket.connect(host: "127.0.0.1", port: port)) }
+        try await Task.sleep(for: .milliseconds(100))
+        let client = RPCClient(host: "127.0.0.1", port: port)
+        defer { client.close() }
+        let (error, duration) = await elapsed {
+            await rpcError {
+                _ = try await client.unary(path: EchoService.path("Echo"), request: TestMessage(), as: TestMessage.self,
+                                           options: CallOptions(timeout: .milliseconds(300)))
+            }
+        }
+        #expect(error?.code == .deadlineExceeded)
+        #expect(duration < .seconds(2))
     }
 
     @Test func grpcTimeout_withoutClientEnforcement_isEnforcedByServer() async throws {

@@ -77,6 +77,44 @@ package final class RPCClient: Sendable {
         }
     }
 
+    /// `connection()` within a call's time limit (`timeout` nanoseconds): when the connect takes
+    /// longer (a peer that drops connection attempts keeps one pending for minutes), the call
+    /// fails DEADLINE_EXCEEDED at its deadline, and the connect goes on for calls with more time.
+    func connection(within timeout: UInt64?) async throws -> HTTP2Connection {
+        let ready = state.withLock { state -> HTTP2Connection? in
+            if case .ready(let connection) = state, connection.acceptsNewStreams { return connection }
+            return nil
+        }
+        if let ready { return ready }
+        guard let timeout else { return try await connection() }
+        let waiter = FirstAnswer()
+        return try await withCheckedThrowingContinuation { continuation in
+            waiter.set(continuation)
+            let timer = Task { [host, port] in
+                try await Task.sleep(nanoseconds: timeout)
+                waiter.resume(with: .failure(RPCError(code: .deadlineExceeded,
+                                                      message: "deadline exceeded while connecting to \(host):\(port)")))
+            }
+            Task {
+                let result: Result<HTTP2Connection, any Error>
+                do { result = .success(try await self.connection()) } catch { result = .failure(error) }
+                timer.cancel()
+                waiter.resume(with: result)
+            }
+        }
+    }
+
+    /// A continuation resumed by whichever answer comes first; later ones are dropped.
+    private final class FirstAnswer: Sendable {
+        private let continuation = Mutex<CheckedContinuation<HTTP2Connection, any Error>?>(nil)
+
+        func set(_ waiting: CheckedContinuation<HTTP2Connection, any Error>) { continuation.withLock { $0 = waiting } }
+
+        func resume(with result: Result<HTTP2Connection, any Error>) {
+            continuation.withLock { $0.take() }?.resume(with: result)
+        }
+    }
+
     /// Closes the connection; later calls fail with UNAVAILABLE.
     package func close() {
         let current = state.withLock { state -> HTTP2Connection? in
@@ -94,12 +132,18 @@ package final class RPCClient: Sendable {
         if tracesCalls {
             (span, metadata) = RPCSpan.startClient(path: path, host: host, port: port, metadata: metadata)
         }
+        let started = MonotonicClock.nanoseconds()
         let connection: HTTP2Connection
         do {
-            connection = try await self.connection()
+            connection = try await self.connection(within: options.timeout.map { GRPCTimeout.nanoseconds($0) })
         } catch {
             if let span { RPCSpan.end(span, code: ServerCall.statusFor(error).code, kind: .client) }
             throw error
+        }
+        // What is left of the time limit once connected: the deadline counts from the call's start.
+        let timeout = options.timeout.map { limit in
+            let spent = MonotonicClock.nanoseconds() - started
+            return max(1, GRPCTimeout.nanoseconds(limit) - min(spent, GRPCTimeout.nanoseconds(limit)))
         }
         var head = [
             HTTP2Header(":method", "POST"),
@@ -112,7 +156,6 @@ package final class RPCClient: Sendable {
             HTTP2Header("user-agent", "rendezvous-swift/1.0"),
         ]
         if options.compressRequests { head.append(HTTP2Header("grpc-encoding", "gzip")) }
-        let timeout = options.timeout.map { GRPCTimeout.nanoseconds($0) }
         if let timeout { head.append(HTTP2Header("grpc-timeout", GRPCTimeout.encode(nanoseconds: timeout), indexed: false)) }
         metadata.append(to: &head)
         return ClientCall(connection: connection, head: head, compressRequests: options.compressRequests,
