@@ -54,8 +54,10 @@ enum SwipeStore {
     ///
     /// They run sorted by swiper and target, so two batches take the rows they share (a swiper's
     /// allowance and feed version) in one order; what can still cross (a pair's lock) ends one
-    /// batch as a deadlock, which the queue retries swipe by swipe. Two swipes of one swiper keep
-    /// their order in the batch.
+    /// batch as a deadlock, which the queue retries swipe by swipe. Two swipes of one swiper on
+    /// one person keep their order in the batch; a swiper's swipes on different people run in
+    /// the order of the people's ids (they arrived together, so either order is one they could
+    /// have come in).
     static func swipe(_ batch: [Swipe], on connection: Connection) async throws -> [Outcome] {
         let order = batch.indices.sorted { a, b in
             let (x, y) = (batch[a], batch[b])
