@@ -4,7 +4,8 @@ import Synchronization
 /// transaction, so a burst of N concurrent writes costs a few transactions (a few WAL flushes and
 /// round trips) rather than N. A write is answered only after its batch committed, so an
 /// acknowledged write is as durable as when each was a transaction of its own. Messaging's sends
-/// (`MessageSendStore`) and discovery's swipes (`SwipeStore`) go through one each.
+/// (`MessageSendStore`), discovery's swipes (`SwipeStore`), and identity's anonymous sign-ins and
+/// owners' profile updates go through one each.
 ///
 /// At most `maxRunning` batches are stored at once, each of at most `maxBatch` items, taken in
 /// arrival order. An idle queue stores a lone item at once: batching adds no wait, it only
@@ -67,15 +68,25 @@ package final class GroupCommitQueue<Item: Sendable, Outcome: Sendable>: Sendabl
 
     /// Stores `batch` and answers its items. When the batch fails, each item is tried alone, so
     /// one item's failure is its own (and a deadlock between two batches costs a retry, not an
-    /// error). An item whose batch did commit after all, its answer lost with the connection,
-    /// must then find itself a replay: stores are idempotent per item.
+    /// error). An item whose batch did commit after all, its answer lost with the connection, is
+    /// then stored again: each store says what that does (a send or a swipe finds itself a
+    /// replay; an anonymous sign-in makes another account). A store answering a different number
+    /// of items than it was given fails the batch, so no caller waits for an answer forever.
     private func store(_ batch: [Waiting]) async {
         do {
             let outcomes = try await store(batch.map(\.item))
+            guard outcomes.count == batch.count else { throw MismatchedAnswers(items: batch.count, outcomes: outcomes.count) }
             for (waiting, outcome) in zip(batch, outcomes) { waiting.continuation.resume(returning: outcome) }
         } catch {
             guard batch.count > 1 else { return batch[0].continuation.resume(throwing: error) }
             for waiting in batch { await store([waiting]) }
         }
+    }
+
+    /// A store's answer that does not match its batch item for item.
+    package struct MismatchedAnswers: Error, CustomStringConvertible {
+        package var items: Int
+        package var outcomes: Int
+        package var description: String { "a group commit's store answered \(outcomes) of \(items) items" }
     }
 }

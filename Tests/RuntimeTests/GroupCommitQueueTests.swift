@@ -102,4 +102,28 @@ import Testing
         #expect(batches.count == 5 && Set(batches[1]) == ["good 1", "bad", "good 2"] && batches[1].count == 3)
         #expect(batches.dropFirst(2).map(\.count) == [1, 1, 1])
     }
+
+    /// A store that drops an answer fails the write it dropped (and, tried alone, each of the
+    /// batch's) instead of leaving its caller waiting forever.
+    @Test func aStoreAnsweringTooFew_failsItsWrites_ratherThanLeavingThemWaiting() async throws {
+        let queue = Queue { items in items.count > 1 ? Array(items.dropLast().map { "stored \($0)" }) : [] }
+        final class Counts: Sendable {
+            let finished = Atomic<Int>(0)
+            let refused = Atomic<Int>(0)
+        }
+        let counts = Counts()
+        for n in 0..<3 {
+            Task {
+                do { _ = try await queue.submit("w\(n)") } catch is Queue.MismatchedAnswers { counts.refused.add(1, ordering: .relaxed) }
+                counts.finished.add(1, ordering: .relaxed)
+            }
+        }
+        // Not a task group: a write left waiting would hold the test forever.
+        let deadline = ContinuousClock.now + .seconds(5)
+        while counts.finished.load(ordering: .relaxed) < 3, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        #expect(counts.finished.load(ordering: .relaxed) == 3, "a write is still waiting for its answer")
+        #expect(counts.refused.load(ordering: .relaxed) == 3)
+    }
 }

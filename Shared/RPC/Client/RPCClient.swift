@@ -132,19 +132,17 @@ package final class RPCClient: Sendable {
         if tracesCalls {
             (span, metadata) = RPCSpan.startClient(path: path, host: host, port: port, metadata: metadata)
         }
+        let limit = options.timeout.map { GRPCTimeout.nanoseconds($0) }
         let started = MonotonicClock.nanoseconds()
         let connection: HTTP2Connection
         do {
-            connection = try await self.connection(within: options.timeout.map { GRPCTimeout.nanoseconds($0) })
+            connection = try await self.connection(within: limit)
         } catch {
             if let span { RPCSpan.end(span, code: ServerCall.statusFor(error).code, kind: .client) }
             throw error
         }
         // What is left of the time limit once connected: the deadline counts from the call's start.
-        let timeout = options.timeout.map { limit in
-            let spent = MonotonicClock.nanoseconds() - started
-            return max(1, GRPCTimeout.nanoseconds(limit) - min(spent, GRPCTimeout.nanoseconds(limit)))
-        }
+        let timeout = limit.map { limit in max(1, limit - min(MonotonicClock.nanoseconds() - started, limit)) }
         var head = [
             HTTP2Header(":method", "POST"),
             HTTP2Header(":scheme", security.scheme),
