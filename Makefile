@@ -123,21 +123,24 @@ run: release db-start
 ## accounts and events they leave would otherwise fill `make run`'s and `make test`'s database
 ## (hundreds of thousands of anonymous accounts in one app, an event backlog every new consumer
 ## must read through).
+## After each benchmark the archive drops the WAL no restore can use (`db.sh prune-archive`): the
+## seeding alone writes gigabytes of it, which a cluster never backed up would otherwise keep.
+PRUNE_ARCHIVE = bash compose/local/db.sh prune-archive
 bench: export RV_PG_DATABASE = rendezvous_bench
 bench: release db-start
-	python3 Tests/Benchmarks/rpc_bench.py
-	python3 Tests/Benchmarks/db_bench.py
-	python3 Tests/Benchmarks/tracing_bench.py
-	python3 Tests/Benchmarks/instructions_bench.py unary
-	python3 Tests/Benchmarks/instructions_bench.py db
-	python3 Tests/Benchmarks/identity_bench.py
-	python3 Tests/Benchmarks/discovery_bench.py
-	python3 Tests/Benchmarks/production_bench.py
-	python3 Tests/Benchmarks/messaging_bench.py
-	python3 Tests/Benchmarks/messaging_bench.py calls
-	python3 Tests/Benchmarks/media_bench.py
-	python3 Tests/Benchmarks/journeys_bench.py
-	python3 Tests/Benchmarks/capacity_bench.py
+	python3 Tests/Benchmarks/rpc_bench.py && $(PRUNE_ARCHIVE)
+	python3 Tests/Benchmarks/db_bench.py && $(PRUNE_ARCHIVE)
+	python3 Tests/Benchmarks/tracing_bench.py && $(PRUNE_ARCHIVE)
+	python3 Tests/Benchmarks/instructions_bench.py unary && $(PRUNE_ARCHIVE)
+	python3 Tests/Benchmarks/instructions_bench.py db && $(PRUNE_ARCHIVE)
+	python3 Tests/Benchmarks/identity_bench.py && $(PRUNE_ARCHIVE)
+	python3 Tests/Benchmarks/discovery_bench.py && $(PRUNE_ARCHIVE)
+	python3 Tests/Benchmarks/production_bench.py && $(PRUNE_ARCHIVE)
+	python3 Tests/Benchmarks/messaging_bench.py && $(PRUNE_ARCHIVE)
+	python3 Tests/Benchmarks/messaging_bench.py calls && $(PRUNE_ARCHIVE)
+	python3 Tests/Benchmarks/media_bench.py && $(PRUNE_ARCHIVE)
+	python3 Tests/Benchmarks/journeys_bench.py && $(PRUNE_ARCHIVE)
+	python3 Tests/Benchmarks/capacity_bench.py && $(PRUNE_ARCHIVE)
 
 ## chaos: faults under load across every service for CHAOS_SECONDS (default 600): kill -9 of a random instance
 ## every 15 s, a SIGSTOP, Postgres stopped in immediate mode, connections terminated mid-transaction, edge

@@ -32,7 +32,7 @@ import time
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 sys.path.insert(0, os.path.dirname(__file__))
-from rpc_bench import cpu_seconds, free_port, latencies_us, parse_summary, percentile, rss_kib, varint, wait_for_listening  # noqa: E402
+from rpc_bench import cpu_times, free_port, latencies_us, parse_summary, percentile, rss_kib, varint, wait_for_listening  # noqa: E402
 
 PG_HOST = os.environ.get("RV_PG_HOST", "127.0.0.1")
 PG_PORT = os.environ.get("RV_PG_PORT", "7432")
@@ -133,19 +133,22 @@ class LagSubscriber(threading.Thread):
 
 
 def h2load_run(url, body_file, clients, per_client, log_file, server, extra_headers=()):
-    """(req/s, failed, latencies, server CPU %, DATA bytes per answer) of one h2load run."""
+    """(req/s, failed, latencies, server CPU %, DATA bytes per answer, the kernel's part of that CPU %)
+    of one h2load run."""
     headers = ["-H", "content-type: application/grpc", "-H", "te: trailers", *extra_headers]
-    cpu_before, wall_before = cpu_seconds(server.pid), time.monotonic()
+    (user_before, kernel_before), wall_before = cpu_times(server.pid), time.monotonic()
     result = subprocess.run(["h2load", "-D", str(SECONDS), "-c", str(clients), "-m", str(per_client), "-t", "1",
                              *headers, "-d", body_file, "--log-file", log_file, url],
                             capture_output=True, text=True, timeout=SECONDS + 120)
-    cpu = 100.0 * (cpu_seconds(server.pid) - cpu_before) / (time.monotonic() - wall_before)
+    (user, kernel), wall = cpu_times(server.pid), time.monotonic() - wall_before
+    cpu = 100.0 * (user - user_before + kernel - kernel_before) / wall
+    kernel_cpu = 100.0 * (kernel - kernel_before) / wall
     rps, ok, failed = parse_summary(result.stdout)
     data = 0
     for line in result.stdout.splitlines():
         if line.strip().startswith("traffic:"):  # traffic: … total, … headers (…), 821.79KB (841511) data
             data = int(line.rsplit("(", 1)[1].split(")")[0])
-    return rps, failed, latencies_us(log_file), cpu, data / ok if ok else 0
+    return rps, failed, latencies_us(log_file), cpu, data / ok if ok else 0, kernel_cpu
 
 
 IDENTITY_PASSWORD = os.environ.get("RV_PG_PASSWORD_IDENTITY", "rv_identity_local")
@@ -272,7 +275,7 @@ def outbox_cost(port, work, server):
         for turn in range(ROUNDS):
             results = {}
             for with_event in (False, True):
-                rps, failed, lat, _, _ = h2load_run(url, bodies[with_event], clients, per_client,
+                rps, failed, lat, *_ = h2load_run(url, bodies[with_event], clients, per_client,
                                                  os.path.join(work, f"upsert-{streams}-{int(with_event)}-{turn}.log"), server)
                 failures += failed
                 results[with_event] = (rps, percentile(lat, 0.99))
@@ -289,7 +292,7 @@ def outbox_cost(port, work, server):
     subscriber.start()
     subscriber.ready.wait(60)
     time.sleep(0.5)
-    rps, failed, _, _, _ = h2load_run(url, bodies[True], 16, 4, os.path.join(work, "lag.log"), server)
+    rps, failed, *_ = h2load_run(url, bodies[True], 16, 4, os.path.join(work, "lag.log"), server)
     failures += failed
     time.sleep(1.0)
     if subscriber.stream is not None:
@@ -348,10 +351,10 @@ def main():
                                              os.path.join(work, f"auth-{streams}-{turn}.log"), identity, auth))
                 tps, pg_latency = pgbench(streams)
                 # The median round of each side (by throughput), its latencies and CPU with it.
-                rps, failed, lat, cpu, _ = sorted(bare, key=lambda r: r[0])[len(bare) // 2]
+                rps, failed, lat, cpu, _, kernel_cpu = sorted(bare, key=lambda r: r[0])[len(bare) // 2]
                 rows.append((streams, rps, 0, sum(r[1] for r in bare), percentile(lat, 0.5), percentile(lat, 0.99), cpu,
-                             tps, pg_latency))
-                a_rps, _, a_lat, a_cpu, _ = sorted(authed, key=lambda r: r[0])[len(authed) // 2]
+                             tps, pg_latency, kernel_cpu))
+                a_rps, _, a_lat, a_cpu, *_ = sorted(authed, key=lambda r: r[0])[len(authed) // 2]
                 # h2load counts HTTP 200 as success; a refused call (grpc-status in trailers) carries no
                 # message, so every answer must have carried an Account.
                 a_failed = sum(r[1] + (1 if r[4] < 20 else 0) for r in authed)
@@ -362,11 +365,18 @@ def main():
             stop(identity)
         print(f"db-bench-server (release, pool {env['RV_DBBENCH_POOL_SIZE']}) vs pgbench -S -M prepared, "
               f"{SECONDS} s each, scale {SCALE}, {os.cpu_count()} cores")
-        print(f"{'streams':>7} {'RPC/s':>9} {'fail':>5} {'p50 ms':>7} {'p99 ms':>7} {'srv CPU':>8} {'pgbench tps':>12} {'pg lat ms':>9} {'RPC/pgbench':>12}")
-        for streams, rps, ok, failed, p50, p99, cpu, tps, pg_latency in rows:
+        # Server CPU per call, and the kernel's part of it (stime): on one box the kernel's part
+        # includes delivering each packet the server sends to its peer, Postgres or h2load.
+        print(f"{'streams':>7} {'RPC/s':>9} {'fail':>5} {'p50 ms':>7} {'p99 ms':>7} {'srv CPU':>8} {'µs CPU/call':>12} "
+              f"{'kernel µs':>10} {'pgbench tps':>12} {'pg lat ms':>9} {'RPC/pgbench':>12}")
+        for streams, rps, ok, failed, p50, p99, cpu, tps, pg_latency, kernel_cpu in rows:
             ratio = rps / tps if tps else float("nan")
+            per_call = 1e4 * cpu / rps if rps else float("nan")
+            kernel_per_call = 1e4 * kernel_cpu / rps if rps else float("nan")
             verdict = "" if streams != 64 else ("  target 55%: met" if ratio >= 0.55 else "  target 55%: NOT met")
-            print(f"{streams:7d} {rps:9.0f} {failed:5d} {p50/1000:7.3f} {p99/1000:7.3f} {cpu:7.0f}% {tps:12.0f} {pg_latency:9.3f} {ratio:11.0%}{verdict}")
+            verdict += f"  target 30 µs/call: {'met' if per_call <= 30 else 'NOT met'}"
+            print(f"{streams:7d} {rps:9.0f} {failed:5d} {p50/1000:7.3f} {p99/1000:7.3f} {cpu:7.0f}% {per_call:12.1f} "
+                  f"{kernel_per_call:10.1f} {tps:12.0f} {pg_latency:9.3f} {ratio:11.0%}{verdict}")
         print(f"server RSS {rss_kib(server.pid)/1024:.1f} MiB, peak {rss_kib(server.pid, 'VmHWM')/1024:.1f} MiB")
         print(f"\nidentity's authenticated GetAccount (bearer token) next to the bare GetAccount above, both by h2load, "
               f"in turn {ROUNDS} times: median rounds, median ratio")

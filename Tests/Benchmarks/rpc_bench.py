@@ -71,9 +71,14 @@ def wait_for_listening(server):
 
 
 def cpu_seconds(pid):
+    return sum(cpu_times(pid))
+
+
+def cpu_times(pid):
+    """(user, kernel) CPU seconds of process `pid` so far: utime and stime."""
     with open(f"/proc/{pid}/stat") as f:
         fields = f.read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / CLOCK_TICKS  # utime + stime
+    return int(fields[11]) / CLOCK_TICKS, int(fields[12]) / CLOCK_TICKS
 
 
 def rss_kib(pid, key="VmRSS"):

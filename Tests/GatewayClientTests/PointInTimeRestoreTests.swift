@@ -15,7 +15,9 @@ import TestSupport
 /// restored cluster serves (a session opened before T reads its account, a new sign-up works);
 /// and an event consumer following identity's AccountCreated events, its cursor and applied rows
 /// restored with the rest, resumes there from its cursor: every account applied once, none twice.
-/// Each schema's `restored_to` hook is told T, on the restored cluster only.
+/// Each schema's `restored_to` hook is told T, on the restored cluster only. Before the backup,
+/// `db.sh prune-archive` leaves the never backed-up archive only what a backup can need; after it,
+/// the WAL from the backup's start, which the restore then replays.
 @Suite(.serialized) struct PointInTimeRestoreTests {
     @Test func restoringToATime_keepsEveryWriteAnsweredBeforeIt_noneSentAfter_andIdentityServesOnIt() async throws {
         let source = try await FaultTests.ScratchCluster.start(name: "rv-pitr-pg")
@@ -29,6 +31,41 @@ import TestSupport
         }
         await restored.remove()
         await source.remove()
+    }
+
+    /// A cluster never backed up (no restore has a start) keeps, after `db.sh prune-archive`, only
+    /// the segments from its latest checkpoint's REDO on, which is where a backup taken later starts.
+    static func pruningANeverBackedUpArchive_keepsOnlyWhatALaterBackupCanNeed(
+        _ cluster: FaultTests.ScratchCluster, admin: PostgresPool
+    ) async throws {
+        let archive = cluster.directory + "-wal-archive"
+        func segments() throws -> [String] {
+            try FileManager.default.contentsOfDirectory(atPath: archive).filter { $0.count == 24 }.sorted()
+        }
+        // Three finished segments with writes, then a checkpoint after them.
+        var switched: [String] = []
+        for _ in 0..<3 {
+            switched.append(try await admin.withConnection { connection in
+                _ = try await connection.query("SELECT pg_current_xact_id()")
+                return try await connection.query("SELECT pg_walfile_name(pg_switch_wal())")[0].decode(0, as: String.self)
+            })
+        }
+        let redo = try await admin.withConnection { connection in
+            try await connection.executeScript("CHECKPOINT")
+            return try await connection.query("SELECT redo_wal_file FROM pg_control_checkpoint()")[0].decode(0, as: String.self)
+        }
+        let deadline = ContinuousClock.now + .seconds(30)
+        while try !Set(segments()).isSuperset(of: switched), ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        let before = try segments()
+        #expect(Set(before).isSuperset(of: switched), "the archiver did not copy \(switched)")
+        try await cluster.run("prune-archive")
+        let after = try segments()
+        // Names compare as positions in the WAL (one timeline here).
+        #expect(after.allSatisfy { $0 >= redo }, "segments before the REDO point \(redo) stayed: \(after.filter { $0 < redo })")
+        #expect(Set(before.filter { $0 >= redo }).isSubset(of: after), "pruning removed a segment at or after the REDO point \(redo)")
+        #expect(switched.allSatisfy { $0 < redo } && Set(after).isDisjoint(with: switched))
     }
 
     static func writeBackUpAndRestore(source: FaultTests.ScratchCluster, restored: FaultTests.ScratchCluster) async throws {
@@ -50,6 +87,7 @@ import TestSupport
         }
         let load = FaultTests.SignUpLoad(port: port, streams: 8)
         #expect(await load.waitForSuccesses(100) != nil)
+        try await pruningANeverBackedUpArchive_keepsOnlyWhatALaterBackupCanNeed(source, admin: sourceAdmin)
 
         // The base backup, taken under the load.
         let backupStarted = ContinuousClock.now
@@ -64,6 +102,8 @@ import TestSupport
         let backupTook = ContinuousClock.now - backupStarted
         #expect(FileManager.default.fileExists(atPath: backup + "/data/PG_VERSION"), "db.sh backup printed \(backup)")
         #expect(await load.waitForSuccesses(100) != nil)
+        // Pruning now keeps the WAL from the backup's start: the restore below replays it.
+        try await source.run("prune-archive")
         let target = FaultTests.SignUpLoad.wallClockMicros()
         #expect(await load.waitForSuccesses(100) != nil)
         await load.stop()

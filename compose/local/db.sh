@@ -8,6 +8,8 @@
 #   compose/local/db.sh env      print export lines (host, port, database, one URL per service)
 #   compose/local/db.sh psql     psql as the admin role over the cluster's unix socket
 #   compose/local/db.sh backup   base backup (pg_basebackup) into <backups>/<UTC time>/, printed
+#   compose/local/db.sh prune-archive
+#                                drop archived WAL no restore can use (start does it too)
 #   compose/local/db.sh restore TARGET_TIME
 #                                point-in-time restore into a NEW cluster folder, left stopped;
 #                                the running cluster is never touched (see README, "Backups")
@@ -249,6 +251,7 @@ cmd_start() {
         die "postgres failed to start (is port $PORT taken?)"
     fi
     provision
+    cmd_prune_archive
     echo "db.sh: postgres running on $HOST:$PORT (data $DATA_DIR)" >&2
 }
 
@@ -322,6 +325,7 @@ cmd_backup() {
     failing="$(admin_psql -d postgres -Atc "SELECT last_failed_wal FROM pg_stat_archiver WHERE last_failed_time > coalesce(last_archived_time, '-infinity')")"
     [ -z "$failing" ] || die "archiving fails (segment $failing, see $LOG_FILE): the backup would wait for it forever"
     ensure_owned_dir "$BACKUP_DIR"
+    lock_backups
     local stamp folder started finished
     stamp="$(date -u +%Y%m%dT%H%M%SZ)"
     folder="$BACKUP_DIR/$stamp"
@@ -340,6 +344,37 @@ cmd_backup() {
     echo "db.sh: base backup of $(du -sh "$folder/data" | cut -f1) in $(elapsed "$started" "$finished") s" >&2
     prune_backups
     echo "$folder"
+}
+
+# Holds the backups' lock until the script exits: one backup or archive pruning at a time, so a
+# pruning never removes the first segments of a backup under way.
+lock_backups() {
+    [ -e "$BACKUP_DIR/.lock" ] || as_owner touch "$BACKUP_DIR/.lock"
+    exec {BACKUPS_LOCK}<"$BACKUP_DIR/.lock"
+    flock "$BACKUPS_LOCK"
+}
+
+# Drops the archived WAL no restore can use. With finished base backups, the newest RV_BACKUP_KEEP
+# stay and the WAL from the oldest of them on (as after `backup`). With none, no restore has a
+# start, and a backup taken later needs only the WAL from its own start, which is at or after the
+# latest checkpoint's REDO point: the segments before that one go. Without this a cluster never
+# backed up (a developer's, the benchmarks') kept every segment it ever wrote.
+cmd_prune_archive() {
+    is_running || die "not running; run: $0 start"
+    ensure_owned_dir "$BACKUP_DIR"
+    lock_backups
+    local folder redo
+    for folder in "$BACKUP_DIR"/*/; do
+        if [ -f "${folder%/}/finished" ]; then
+            prune_backups
+            return
+        fi
+    done
+    # A pg_basebackup run by hand (not through this script's lock) needs the WAL from its start.
+    [ "$(admin_psql -d postgres -Atc 'SELECT count(*) FROM pg_stat_progress_basebackup')" = 0 ] || return 0
+    redo="$(admin_psql -d postgres -Atc 'SELECT redo_wal_file FROM pg_control_checkpoint()')"
+    [[ "$redo" =~ ^[0-9A-F]{24}$ ]] || die "cannot read the latest checkpoint's REDO segment: $redo"
+    as_owner "$PG_BIN/pg_archivecleanup" "$ARCHIVE_DIR" "$redo"
 }
 
 # Keeps the newest RV_BACKUP_KEEP finished backups and the archive's WAL from the oldest of them on.
@@ -373,6 +408,8 @@ cmd_restore() {
     target_pg="$(date -u -d "@${target_ns:0:-9}.${target_ns: -9}" '+%Y-%m-%d %H:%M:%S.%6N+00')"
 
     local folder backup=""
+    # No pruning while the backup and the archive are read.
+    if [ -d "$BACKUP_DIR" ]; then lock_backups; fi
     for folder in "$BACKUP_DIR"/*/; do
         folder="${folder%/}"
         [ -f "$folder/finished" ] && [ "$(cat "$folder/finished")" -lt "$target_ns" ] && backup="$folder"
@@ -451,6 +488,7 @@ case "${1:-}" in
     env) cmd_env ;;
     psql) shift; is_running || die "not running; run: $0 start"; admin_psql -d "$DATABASE" "$@" ;;
     backup) cmd_backup ;;
+    prune-archive) cmd_prune_archive ;;
     restore) cmd_restore "${2:-}" ;;
-    *) echo "usage: $0 start|stop|kill|status|env|psql|backup|restore TARGET_TIME" >&2; exit 2 ;;
+    *) echo "usage: $0 start|stop|kill|status|env|psql|backup|prune-archive|restore TARGET_TIME" >&2; exit 2 ;;
 esac
