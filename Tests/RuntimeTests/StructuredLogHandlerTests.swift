@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 @testable import Runtime
+import Synchronization
 import Testing
 
 @Suite struct StructuredLogHandlerTests {
@@ -67,6 +68,23 @@ import Testing
         logger.info("quiet")
         logger.notice("loud")
         #expect(capture.lines.count == 1)
+    }
+
+    /// Per-call info lines may wait in standard error's buffer; a line above info (a development
+    /// one-time code a test reads the moment the call returns, trouble before a crash) is flushed
+    /// before `log` returns, with the lines before it.
+    @Test func linesAboveInfo_areFlushedBeforeLogReturns() {
+        let events = Mutex<[String]>([])
+        let sink = LogSink(write: { line in events.withLock { $0.append("write") } },
+                           flush: { events.withLock { $0.append("flush") } })
+        let logger = Logger(label: "x") { label in StructuredLogHandler(label: label, level: .trace, format: .text, sink: sink) }
+        logger.debug("d")
+        logger.info("i")
+        #expect(events.withLock { $0 } == ["write", "write"])
+        logger.notice("n")
+        logger.warning("w")
+        logger.error("e")
+        #expect(events.withLock { $0 } == ["write", "write", "write", "flush", "write", "flush", "write", "flush"])
     }
 
     @Test func metadataProvider_addsContext() throws {

@@ -166,6 +166,7 @@ struct GrantRoleCommand: Sendable {
 
     private static func report(_ text: String) {
         LogSink.standardError.write(text + "\n")
+        LogSink.standardError.flush()
     }
 }
 

@@ -41,6 +41,7 @@ package enum ServiceMain {
     ) async -> Never {
         let status = await execute(name: name, defaultPort: defaultPort, arguments: arguments,
                                    environment: environment, onListening: onListening, makeServices)
+        LogSink.standardError.flush()
         exit(status)
     }
 
@@ -58,6 +59,7 @@ package enum ServiceMain {
             serverConfiguration = try configuration.makeServerConfiguration()
         } catch {
             LogSink.standardError.write("\(name): configuration error: \(error)\n")
+            LogSink.standardError.flush()
             return 2
         }
 
@@ -107,6 +109,7 @@ package enum ServiceMain {
             }
         } catch let error as ConfigurationError {
             LogSink.standardError.write("\(name): configuration error: \(error)\n")
+            LogSink.standardError.flush()
             await context.runClosers()
             return 2
         } catch {

@@ -53,5 +53,8 @@ package struct StructuredLogHandler: LogHandler {
         case .json: sink.write(record.jsonLine())
         case .text: sink.write(record.textLine())
         }
+        // Lines above info are rare and often read at once (a development one-time code, trouble
+        // before a crash): written before the caller goes on, with every line before them.
+        if event.level > .info { sink.flush() }
     }
 }
