@@ -238,6 +238,7 @@ cmd_start() {
     if is_running; then
         write_config
         provision
+        cmd_prune_archive
         return
     fi
     ensure_installed
