@@ -1,5 +1,6 @@
 import Contracts
 import Foundation
+import Postgres
 import RPC
 import TestSupport
 import Testing
@@ -45,6 +46,45 @@ import Testing
         let cards = try await members.feed(of: viewer)
         #expect(cards.map(\.accountID) == [admirer.id, tagged.id, newcomer.id])
         #expect(cards.first { $0.accountID == tagged.id }?.sharedTags == ["jazz"])
+    }
+
+    /// Another app crowding the viewer's place costs the window nothing: its nearest-first scan
+    /// runs on the index by app and place (migration 20, with provisioning's btree_gist), so it
+    /// reads the viewer's app's profiles only, and the feed shows exactly its own app's people.
+    @Test func aCrowdedOtherAppInThePlace_isNotReadByTheWindow() async throws {
+        let members = try await DiscoveryMembers.make()
+        defer { members.close() }
+        let here = FeedTests.spot()
+        let viewer = try await members.join("swivo", location: here)
+        let own = try await members.join("swivo", location: (here.0 + 0.02, here.1))
+        // 2,000 profiles of another app nearer to the viewer than its one neighbour.
+        try await members.admin.withConnection { connection in
+            try await connection.execute("""
+                INSERT INTO discovery.profiles (account_id, app, active, public_name, gender, birth_date, location, tier,
+                                                last_active_at, listed_at)
+                SELECT gen_random_uuid(), 'elite', true, 'crowd', 1, date '1990-01-01',
+                       ST_SetSRID(ST_MakePoint($2 + i * 0.000001, $1), 4326)::geography, 'free', now(), now() - interval '1 day'
+                FROM generate_series(1, 2000) i
+                """, [.double(here.0), .double(here.1)])
+            try await connection.executeScript("ANALYZE discovery.profiles")
+        }
+        #expect(try await members.feed(of: viewer).map(\.accountID) == [own.id])
+        let plan = try await members.admin.withConnection { connection in
+            try await connection.query("""
+                EXPLAIN (ANALYZE, FORMAT JSON) SELECT account_id FROM discovery.profiles p
+                WHERE p.app = 'swivo' AND p.active AND p.location IS NOT NULL
+                ORDER BY p.location <-> ST_SetSRID(ST_MakePoint($2, $1), 4326)::geography LIMIT 50
+                """, [.double(here.0), .double(here.1)])[0].decode(0, as: String.self)
+        }
+        // The plan's scan node: which index, and how many rows it read only to drop them.
+        func scan(_ node: [String: Any]) -> [String: Any]? {
+            if node["Index Name"] != nil { return node }
+            return (node["Plans"] as? [[String: Any]])?.lazy.compactMap(scan).first
+        }
+        let root = try #require((JSONSerialization.jsonObject(with: Data(plan.utf8)) as? [[String: Any]])?.first?["Plan"] as? [String: Any])
+        let node = try #require(scan(root), "\(plan)")
+        #expect(node["Index Name"] as? String == "profiles_by_app_location", "\(plan)")
+        #expect((node["Rows Removed by Filter"] as? Int ?? 0) < 100, "the scan skipped the other app's profiles one by one: \(plan)")
     }
 
     /// The pages after the first come from the kept window and still walk everyone once.

@@ -13,7 +13,8 @@ rv_service_roles_sql() {
     printf '%s\n' "REVOKE ALL ON DATABASE \"$db\" FROM PUBLIC;" \
         "REVOKE CREATE ON SCHEMA public FROM PUBLIC;" \
         "GRANT USAGE ON SCHEMA public TO PUBLIC;" \
-        "CREATE EXTENSION IF NOT EXISTS postgis SCHEMA public;"
+        "CREATE EXTENSION IF NOT EXISTS postgis SCHEMA public;" \
+        "CREATE EXTENSION IF NOT EXISTS btree_gist SCHEMA public;"
     for svc in "$@"; do
         printf '%s\n' "SELECT 'CREATE ROLE rv_$svc LOGIN' WHERE NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'rv_$svc') \\gexec" \
             "ALTER ROLE rv_$svc WITH LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE NOREPLICATION PASSWORD :'pw_$svc';" \
