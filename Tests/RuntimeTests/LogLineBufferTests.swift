@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 @testable import Runtime
+import Synchronization
 import Testing
 
 /// Standard error's line buffer, on a pipe as a container runtime reads it: every line arrives
@@ -101,16 +102,16 @@ import Testing
         let buffer = LogLineBuffer(descriptor: pipe.writeEnd, limit: limit)
         let line = String(repeating: "y", count: 1_023) + "\n"
         // A pipe holds 64 KiB: past that and the limit, an append blocks until someone reads.
-        let appended = ManagedAtomicCounter()
+        let appended = Atomic<Int>(0)
         let logger = Thread {
             for _ in 0..<200 {
                 buffer.append(line)
-                appended.increment()
+                appended.add(1, ordering: .relaxed)
             }
         }
         logger.start()
         try await Task.sleep(for: .milliseconds(500))
-        let stalled = appended.value
+        let stalled = appended.load(ordering: .relaxed)
         // At most the pipe's 64 KiB, a batch in the writer's hands and the pending bytes, each
         // batch at most the limit and one line.
         #expect(stalled * 1_024 <= 65_536 + 2 * (limit + 1_024), "\(stalled) lines of 1 KiB appended while nobody read")
@@ -121,11 +122,3 @@ import Testing
     }
 }
 
-/// A counter read from another thread.
-final class ManagedAtomicCounter: @unchecked Sendable {
-    // @unchecked Sendable: `count` is behind `lock`.
-    private let lock = NSLock()
-    private var count = 0
-    func increment() { lock.withLock { count += 1 } }
-    var value: Int { lock.withLock { count } }
-}

@@ -343,7 +343,7 @@ cmd_backup() {
     rm -f "$folder/data/server.log"
     printf '%s\n' "$finished" | as_owner tee "$folder/finished" >/dev/null
     echo "db.sh: base backup of $(du -sh "$folder/data" | cut -f1) in $(elapsed "$started" "$finished") s" >&2
-    prune_backups
+    prune_archive
     echo "$folder"
 }
 
@@ -355,43 +355,39 @@ lock_backups() {
     flock "$BACKUPS_LOCK"
 }
 
-# Drops the archived WAL no restore can use. With finished base backups, the newest RV_BACKUP_KEEP
-# stay and the WAL from the oldest of them on (as after `backup`). With none, no restore has a
-# start, and a backup taken later needs only the WAL from its own start, which is at or after the
-# latest checkpoint's REDO point: the segments before that one go. Without this a cluster never
-# backed up (a developer's, the benchmarks') kept every segment it ever wrote.
+# Drops the archived WAL no restore can use (`prune-archive`, and `start`).
 cmd_prune_archive() {
     is_running || die "not running; run: $0 start"
     ensure_owned_dir "$BACKUP_DIR"
     lock_backups
-    local folder redo
-    for folder in "$BACKUP_DIR"/*/; do
-        if [ -f "${folder%/}/finished" ]; then
-            prune_backups
-            return
-        fi
-    done
-    # A pg_basebackup run by hand (not through this script's lock) needs the WAL from its start.
-    [ "$(admin_psql -d postgres -Atc 'SELECT count(*) FROM pg_stat_progress_basebackup')" = 0 ] || return 0
-    redo="$(admin_psql -d postgres -Atc 'SELECT redo_wal_file FROM pg_control_checkpoint()')"
-    [[ "$redo" =~ ^[0-9A-F]{24}$ ]] || die "cannot read the latest checkpoint's REDO segment: $redo"
-    as_owner "$PG_BIN/pg_archivecleanup" "$ARCHIVE_DIR" "$redo"
+    prune_archive
 }
 
-# Keeps the newest RV_BACKUP_KEEP finished backups and the archive's WAL from the oldest of them on.
-prune_backups() {
+# With finished base backups, keeps the newest RV_BACKUP_KEEP and the archive's WAL from the oldest
+# of them on. With none, no restore has a start, and a backup taken later needs only the WAL from
+# its own start, which is at or after the latest checkpoint's REDO point: the segments before that
+# one go. Without this a cluster never backed up (a developer's, the benchmarks') kept every
+# segment it ever wrote. The caller holds the backups' lock.
+prune_archive() {
     local keep="${RV_BACKUP_KEEP:-7}" backups=() folder oldest
-    [[ "$keep" =~ ^[1-9][0-9]*$ ]] || die "RV_BACKUP_KEEP must be a positive number: $keep"
     for folder in "$BACKUP_DIR"/*/; do
         folder="${folder%/}"
         [ -f "$folder/finished" ] && backups+=("$folder")
     done
-    while [ "${#backups[@]}" -gt "$keep" ]; do
-        echo "db.sh: removing base backup ${backups[0]} (RV_BACKUP_KEEP=$keep)" >&2
-        rm -rf "${backups[0]}"
-        backups=("${backups[@]:1}")
-    done
-    oldest="$(sed -n 's/^START WAL LOCATION: .* (file \([0-9A-F]\{24\}\))$/\1/p' "${backups[0]}/data/backup_label")"
+    if [ "${#backups[@]}" -eq 0 ]; then
+        # A pg_basebackup run by hand (not through this script's lock) needs the WAL from its start.
+        [ "$(admin_psql -d postgres -Atc 'SELECT count(*) FROM pg_stat_progress_basebackup')" = 0 ] || return 0
+        oldest="$(admin_psql -d postgres -Atc 'SELECT redo_wal_file FROM pg_control_checkpoint()')"
+        [[ "$oldest" =~ ^[0-9A-F]{24}$ ]] || die "cannot read the latest checkpoint's REDO segment: $oldest"
+    else
+        [[ "$keep" =~ ^[1-9][0-9]*$ ]] || die "RV_BACKUP_KEEP must be a positive number: $keep"
+        while [ "${#backups[@]}" -gt "$keep" ]; do
+            echo "db.sh: removing base backup ${backups[0]} (RV_BACKUP_KEEP=$keep)" >&2
+            rm -rf "${backups[0]}"
+            backups=("${backups[@]:1}")
+        done
+        oldest="$(sed -n 's/^START WAL LOCATION: .* (file \([0-9A-F]\{24\}\))$/\1/p' "${backups[0]}/data/backup_label")"
+    fi
     if [ -n "$oldest" ]; then as_owner "$PG_BIN/pg_archivecleanup" "$ARCHIVE_DIR" "$oldest"; fi
 }
 

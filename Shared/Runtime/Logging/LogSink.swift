@@ -21,9 +21,9 @@ package struct LogSink: Sendable {
     /// writer thread writes what gathered with one `write(2)`, where each line used to be a
     /// system call of its own under a process-wide lock (the loops took turns on it). Lines keep
     /// their order and never interleave. `StructuredLogHandler` flushes after every line above
-    /// info (notices, warnings, errors), and `ServiceMain` before the process exits, so a line explaining trouble is out
-    /// before anything else happens; a process killed outright loses at most the last
-    /// milliseconds of info lines.
+    /// info (notices, warnings, errors), and `ServiceMain` before the process exits, so a line
+    /// explaining trouble is out before anything else happens; a process killed outright loses at
+    /// most the last milliseconds of info lines.
     package static let standardError: LogSink = {
         let buffer = LogLineBuffer(descriptor: 2)
         return LogSink(write: { buffer.append($0) }, flush: { buffer.flush() })
