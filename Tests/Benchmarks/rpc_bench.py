@@ -208,7 +208,7 @@ def main():
 
 
 def per_call_overhead(server_path, work, scale):
-    """Unary UnaryCall throughput of the same TestService three ways, one after the other in one
+    """Unary UnaryCall throughput of the same TestService four ways, one after the other in one
     run: `interop-server --bare` (an RPCServer without the runtime), the full runtime (logging,
     metrics, health, request ids) with per-call lines below the log level (the default for a
     busy service), and the full runtime writing every call's info line: to /dev/null, and to a pipe
