@@ -54,6 +54,15 @@ import Testing
         #expect(metadata.map(\.key) == ["user-agent"])
     }
 
+    /// Names a reserved one's first letter and length do not settle: each stays metadata.
+    @Test(arguments: ["tz", "hose", "upgrades", "keep-alivf", "grpc-statux", "grpc-timeoux", "content-typf",
+                      "grpc-encodinf", "grpc-trace-bin", "transfer-encodinh", "grpc-accept-encodinf",
+                      "grpc-status-details-bix", "custom-te"])
+    func initFromHeaders_keepsNamesCloseToReservedOnes(name: String) {
+        let metadata = Metadata(headers: [HTTP2Header(name, "q6ur")])
+        #expect(metadata.map(\.key) == [name])
+    }
+
     @Test func initFromHeaders_decodesBinary_paddedOrNot_andDropsUndecodable() {
         let metadata = Metadata(headers: [
             HTTP2Header("x-padded-bin", "q6ur"), HTTP2Header("x-short-bin", "/w=="), HTTP2Header("x-unpadded-bin", "/w"),

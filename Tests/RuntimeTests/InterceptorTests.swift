@@ -1,5 +1,6 @@
 import Contracts
 import Foundation
+import Logging
 import RPC
 @testable import Runtime
 import Synchronization
@@ -50,6 +51,39 @@ import Testing
         let fields = try #require(Self.jsonLines(harness.logs).first?["metadata"] as? [String: Any])
         #expect(fields["rpc.code"] as? String == "FAILED_PRECONDITION")
         #expect(fields["rpc.reason"] as? String == "PROBE_FAILED")
+    }
+
+    /// A logger whose handler is not the services' own gets the same fields through swift-log.
+    @Test func logging_toAnotherHandler_givesTheSameFields() async throws {
+        let events = EventRecorder()
+        let harness = try RuntimeHarness(logger: Logger(label: "other") { _ in events })
+        let client = harness.makeClient()
+        _ = try await client.unary(path: "/\(ProbeService.name)/Echo", request: Messages.SimpleRequest(),
+                                   as: Messages.SimpleResponse.self,
+                                   options: CallOptions(metadata: Metadata(["x-request-id": "req-9"])))
+        await #expect(throws: RPCError.self) {
+            _ = try await client.unary(path: "/\(ProbeService.name)/Fail", request: Messages.SimpleRequest(),
+                                       as: Messages.SimpleResponse.self)
+        }
+        client.close()
+        await harness.stop()
+
+        let recorded = events.events.withLock { $0 }
+        try #require(recorded.count == 2)
+        #expect(recorded.allSatisfy { $0.level == .info && $0.message == "rpc finished" })
+        let ok = recorded[0].metadata
+        #expect(Set(ok.keys) == ["peer", "request_id", "rpc.code", "rpc.duration_ms", "rpc.method"])
+        #expect(ok["request_id"] == .string("req-9"))
+        #expect(ok["rpc.code"] == .string("OK"))
+        #expect(ok["rpc.method"] == .string("/\(ProbeService.name)/Echo"))
+        guard case .stringConvertible(let duration) = ok["rpc.duration_ms"] else {
+            Issue.record("rpc.duration_ms is \(String(describing: ok["rpc.duration_ms"]))")
+            return
+        }
+        #expect(duration is Double)
+        let failed = recorded[1].metadata
+        #expect(failed["rpc.code"] == .string("FAILED_PRECONDITION"))
+        #expect(failed["rpc.reason"] == .string("PROBE_FAILED"))
     }
 
     @Test func forCall_attachesMethodAndRequestID() async throws {
@@ -127,5 +161,30 @@ import Testing
     final class Counter: Sendable {
         private let value = Synchronization.Atomic<Int>(0)
         func next() -> Int { value.add(1, ordering: .relaxed).newValue }
+    }
+}
+
+/// A swift-log handler of another kind: keeps each event's level, message and metadata.
+private final class EventRecorder: LogHandler, @unchecked Sendable {
+    // @unchecked Sendable: the one mutable store is behind a Mutex; `metadata` and `logLevel`
+    // are set only before the harness starts.
+    struct Event {
+        var level: Logger.Level
+        var message: String
+        var metadata: Logger.Metadata
+    }
+
+    let events = Mutex<[Event]>([])
+    var metadata: Logger.Metadata = [:]
+    var logLevel: Logger.Level = .info
+
+    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+
+    func log(event: LogEvent) {
+        events.withLock { $0.append(Event(level: event.level, message: event.message.description,
+                                          metadata: event.metadata ?? [:])) }
     }
 }

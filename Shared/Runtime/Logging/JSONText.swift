@@ -68,10 +68,11 @@ enum JSONText {
     /// Integers, finite floating-point numbers and booleans as bare JSON values, so log queries
     /// can compare them (`rpc.duration_ms > 100`).
     private static func number(_ value: any CustomStringConvertible & Sendable) -> String? {
+        // Each case is a dynamic cast: Double first, for every call's `rpc.duration_ms`.
         switch value {
-        case is Int, is Int8, is Int16, is Int32, is Int64, is UInt, is UInt8, is UInt16, is UInt32, is UInt64, is Bool:
-            return value.description
         case let double as Double where double.isFinite:
+            return value.description
+        case is Int, is Int8, is Int16, is Int32, is Int64, is UInt, is UInt8, is UInt16, is UInt32, is UInt64, is Bool:
             return value.description
         case let float as Float where float.isFinite:
             return value.description

@@ -29,6 +29,11 @@ struct LogRecord {
             while index > keys.startIndex, key < keys[index - 1] { index -= 1 }
             if index > keys.startIndex, keys[index - 1] == key {
                 values[index - 1] = value
+            } else if index == keys.endIndex {
+                // The usual case for fields given in key order; `insert` takes its generic,
+                // several times longer path even at the end.
+                keys.append(key)
+                values.append(value)
             } else {
                 keys.insert(key, at: index)
                 values.insert(value, at: index)
@@ -48,7 +53,7 @@ struct LogRecord {
     /// `{"timestamp":…,"level":…,"label":…,"message":…,"metadata":{…}}` and a newline.
     func jsonLine() -> String {
         var line = "{\"timestamp\":"
-        line.reserveCapacity(256)
+        line.reserveCapacity(512)
         JSONText.appendString(timestamp, to: &line)
         line += ",\"level\":"
         JSONText.appendString(level.rawValue, to: &line)
@@ -69,7 +74,8 @@ struct LogRecord {
         // Bytes first, one String at the end: String appends check and grow on every piece
         // (this runs for every logged call).
         var line: [UInt8] = []
-        line.reserveCapacity(256)
+        // A call's line with its request and trace ids is about 300 bytes.
+        line.reserveCapacity(512)
         Self.append(timestamp, to: &line)
         line.append(UInt8(ascii: " "))
         Self.append(level.rawValue, to: &line)
@@ -78,14 +84,14 @@ struct LogRecord {
         line.append(UInt8(ascii: ":"))
         line.append(UInt8(ascii: " "))
         Self.append(message, to: &line)
-        for (key, value) in zip(metadata.keys, metadata.values) {
+        for index in metadata.keys.indices {
             line.append(UInt8(ascii: " "))
-            Self.append(key, to: &line)
+            Self.append(metadata.keys[index], to: &line)
             line.append(UInt8(ascii: "="))
-            if case .string(let text) = value {
+            if case .string(let text) = metadata.values[index] {
                 Self.append(text, to: &line)
             } else {
-                Self.append(value.description, to: &line)
+                Self.append(metadata.values[index].description, to: &line)
             }
         }
         // One record, one line: a line break inside a message or value becomes a space. Both are

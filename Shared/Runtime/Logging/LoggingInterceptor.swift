@@ -9,10 +9,14 @@ package import RPC
 /// Put it first in the chain so it sees the final status of every other interceptor.
 package struct LoggingInterceptor: ServerInterceptor {
     private let logger: Logger
+    /// `logger`'s handler when it is the services' own (`ServiceMain` installs it): the line then
+    /// goes to it with its fields in key order, not through swift-log's metadata dictionary.
+    private let handler: StructuredLogHandler?
 
     /// Logs to `logger`.
     package init(logger: Logger) {
         self.logger = logger
+        self.handler = logger.handler as? StructuredLogHandler
     }
 
     /// Assigns the request id, runs the rest of the chain, logs its outcome.
@@ -40,21 +44,28 @@ package struct LoggingInterceptor: ServerInterceptor {
             if let failure { throw failure }
             return
         }
-        var metadata: Logger.Metadata = [
-            "rpc.method": .string(context.path),
-            "rpc.code": .string(code.description),
-            "rpc.duration_ms": .stringConvertible(Self.milliseconds(elapsed)),
-            "peer": .string(context.peer),
-            "request_id": .string(requestID),
-        ]
+        // In key order: the handler writes them as they come, without sorting.
+        var metadata: [(key: String, value: Logger.MetadataValue)] = []
+        metadata.reserveCapacity(6)
+        var reason: String?
         if let failure {
             if let rpc = (failure as? any RPCErrorConvertible)?.rpcError {
-                if let reason = rpc.reason { metadata["rpc.reason"] = .string(reason) }
+                reason = rpc.reason
             } else if !(failure is CancellationError) {
-                metadata["error"] = .string(String(describing: failure))
+                metadata.append(("error", .string(String(describing: failure))))
             }
         }
-        logger.log(level: level, "rpc finished", metadata: metadata)
+        metadata.append(("peer", .string(context.peer)))
+        metadata.append(("request_id", .string(requestID)))
+        metadata.append(("rpc.code", .string(code.description)))
+        metadata.append(("rpc.duration_ms", .stringConvertible(Self.milliseconds(elapsed))))
+        metadata.append(("rpc.method", .string(context.path)))
+        if let reason { metadata.append(("rpc.reason", .string(reason))) }
+        if let handler {
+            handler.log(level: level, message: "rpc finished", sortedMetadata: metadata)
+        } else {
+            logger.log(level: level, "rpc finished", metadata: Logger.Metadata(uniqueKeysWithValues: metadata))
+        }
         if let failure { throw failure }
     }
 

@@ -18,10 +18,11 @@ final class RuntimeHarness: Sendable {
     /// The context of the most recent call, as handlers see it.
     var lastContext: ServerCallContext? { recorder.last.withLock { $0 } }
 
-    init(adminReadTimeout: Duration = .seconds(5)) throws {
+    /// Calls are logged to `logs`, or to `logger` when given.
+    init(adminReadTimeout: Duration = .seconds(5), logger: Logger? = nil) throws {
         var configuration = RPCServerConfiguration()
         configuration.loopCount = 1
-        let logger = logs.logger(label: "harness")
+        let logger = logger ?? logs.logger(label: "harness")
         server = try RPCServer(configuration: configuration, services: [ProbeService()],
                                interceptors: [LoggingInterceptor(logger: logger), MetricsInterceptor(metrics: metrics), recorder])
         admin = try AdminServer(host: "127.0.0.1", port: 0, routes: AdminRoutes(metrics: metrics, readiness: readiness),
