@@ -160,7 +160,13 @@ listen_addresses = '$HOST'
 port = $PORT
 unix_socket_directories = '$DATA_DIR'
 max_connections = 300
-shared_buffers = 128MB
+# Sized for a machine that runs the services beside Postgres: the default 128MB made busy backends
+# evict dirty pages themselves and, with max_wal_size at 1GB, a checkpoint came every half minute
+# under load, each followed by full-page images of every page touched again.
+shared_buffers = 1GB
+max_wal_size = 8GB
+checkpoint_timeout = 15min
+wal_compression = on
 # An OK answer means the write survived a crash. (make test relaxes this for its own sessions
 # only, with PGOPTIONS.)
 synchronous_commit = on
