@@ -29,6 +29,13 @@ struct DiscoveryMain {
             }
             let accepted = try context.environment.acceptedServiceCredentials()
             let pool = try await context.makePostgresPool(schema: "discovery", migrations: try DiscoveryMigrations.all())
+            if try await !DiscoveryMigrations.hasAppLocationIndex(pool) {
+                context.logger.warning("""
+                    the feed's index by app and place (profiles_by_app_location) is missing: btree_gist was not installed \
+                    when migration 20 ran, so every feed also reads the other apps' profiles nearby; README ("Discovery") \
+                    gives the two statements that add it
+                    """)
+            }
             let outbox = try Outbox(schema: "discovery")
             let notifier = try await context.makeOutboxNotifier(pool: pool, channel: outbox.channel)
             let identity = RPCClient(host: settings.identityHost, port: settings.identityPort)

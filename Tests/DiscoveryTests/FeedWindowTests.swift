@@ -51,6 +51,35 @@ import Testing
     /// Another app crowding the viewer's place costs the window nothing: its nearest-first scan
     /// runs on the index by app and place (migration 20, with provisioning's btree_gist), so it
     /// reads the viewer's app's profiles only, and the feed shows exactly its own app's people.
+    /// A database where migration 20 left the index out (btree_gist was missing when it ran):
+    /// discovery still starts, and says at start what is missing; with the index it says nothing.
+    @Test func aMissingAppLocationIndex_isReportedAtStart() async throws {
+        let warning = "(profiles_by_app_location) is missing"
+        let admin = try await TestDatabase.makePool(TestDatabase.configuration(role: "admin", poolSize: 1))
+        defer { admin.close() }
+        let withIndex = try await DiscoveryStack.start()
+        let quietLog = withIndex.discovery.log
+        await withIndex.stop()
+        #expect(!quietLog.contains(warning), "\(quietLog)")
+
+        try await admin.withConnection { try await $0.executeScript("DROP INDEX discovery.profiles_by_app_location") }
+        let outcome: Result<String, any Error>
+        do {
+            let withoutIndex = try await DiscoveryStack.start()
+            outcome = .success(withoutIndex.discovery.log)
+            await withoutIndex.stop()
+        } catch {
+            outcome = .failure(error)
+        }
+        try await admin.withConnection { connection in
+            try await connection.executeScript("""
+                CREATE INDEX profiles_by_app_location ON discovery.profiles USING gist (app, location) WHERE active
+                """)
+        }
+        let log = try outcome.get()
+        #expect(log.contains(warning), "\(log)")
+    }
+
     @Test func aCrowdedOtherAppInThePlace_isNotReadByTheWindow() async throws {
         let members = try await DiscoveryMembers.make()
         defer { members.close() }

@@ -153,6 +153,15 @@ enum DiscoveryMigrations {
         END $$;
         """)
 
+    /// Whether `profiles_by_app_location` exists: migration 20 leaves it out where btree_gist was
+    /// missing, and the service says so at start (nothing else would tell the operator).
+    static func hasAppLocationIndex(_ pool: PostgresPool) async throws -> Bool {
+        try await pool.withConnection { connection in
+            try await connection.query(
+                "SELECT 1 FROM pg_indexes WHERE schemaname = 'discovery' AND indexname = 'profiles_by_app_location'")
+        }.count == 1
+    }
+
     /// Discovery's own per-member settings (incognito, a running boost), the boosts spent, and
     /// whether a swipe was a quiz answer (never part of a match).
     static let memberSettings = Migration(version: 10, name: "incognito, boosts and quiz swipes", sql: """
