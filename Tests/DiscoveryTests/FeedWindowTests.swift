@@ -48,9 +48,6 @@ import Testing
         #expect(cards.first { $0.accountID == tagged.id }?.sharedTags == ["jazz"])
     }
 
-    /// Another app crowding the viewer's place costs the window nothing: its nearest-first scan
-    /// runs on the index by app and place (migration 20, with provisioning's btree_gist), so it
-    /// reads the viewer's app's profiles only, and the feed shows exactly its own app's people.
     /// A database where migration 20 left the index out (btree_gist was missing when it ran):
     /// discovery still starts, and says at start what is missing; with the index it says nothing.
     @Test func aMissingAppLocationIndex_isReportedAtStart() async throws {
@@ -71,15 +68,15 @@ import Testing
         } catch {
             outcome = .failure(error)
         }
-        try await admin.withConnection { connection in
-            try await connection.executeScript("""
-                CREATE INDEX profiles_by_app_location ON discovery.profiles USING gist (app, location) WHERE active
-                """)
-        }
+        // Back as the migration makes it (the test database has btree_gist).
+        try await admin.withConnection { try await $0.executeScript(DiscoveryMigrations.appLocationIndex.sql) }
         let log = try outcome.get()
         #expect(log.contains(warning), "\(log)")
     }
 
+    /// Another app crowding the viewer's place costs the window nothing: its nearest-first scan
+    /// runs on the index by app and place (migration 20, with provisioning's btree_gist), so it
+    /// reads the viewer's app's profiles only, and the feed shows exactly its own app's people.
     @Test func aCrowdedOtherAppInThePlace_isNotReadByTheWindow() async throws {
         let members = try await DiscoveryMembers.make()
         defer { members.close() }
