@@ -26,6 +26,9 @@ as_service() {
 }
 
 pids=()
+declare -A name_of=()
+# Records a process started in the background under a name for messages: `started "$!" NAME`.
+started() { pids+=("$1"); name_of[$1]=$2; }
 stop() {
     trap - INT TERM
     for pid in "${pids[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
@@ -58,7 +61,7 @@ done
 export RV_MEDIA_URL_SECRET="${RV_MEDIA_URL_SECRET:-$(head -c 32 /dev/urandom | od -An -v -tx1 | tr -d ' \n')}"
 
 "$BIN/interop-server" --port "${RV_INTEROP_PORT:-7199}" &
-pids+=($!)
+started "$!" interop-server
 # Push (APNs) is on when RV_APNS_KEY_FILE, RV_APNS_KEY_ID, RV_APNS_TEAM_ID (and RV_APNS_TOPICS)
 # are exported; otherwise messaging logs a warning and sends nothing.
 declare -A upstream=() admins=()
@@ -67,7 +70,7 @@ for svc in identity discovery production messaging media; do
     for ((i = 0; i < instances; i++)); do
         port="$(port_of "$svc" "$i")" admin="$(admin_port_of "$svc" "$i")"
         as_service "$svc" env "RV_${svc^^}_PORT=$port" "RV_${svc^^}_ADMIN_PORT=$admin" "$BIN/$svc" &
-        pids+=($!)
+        started "$!" "$svc (instance $i, port $port)"
         upstream[$svc]+="${upstream[$svc]:+,}127.0.0.1:$port"
         admins[$svc]+="${admins[$svc]:+,}\"127.0.0.1:$admin\""
         [ "$svc" != media ] || downloads+="${downloads:+,}127.0.0.1:$admin"
@@ -99,7 +102,7 @@ if [ "${RV_EDGE:-on}" != off ]; then
     bash compose/nginx/render.sh "${args[@]}" >"$edge_dir/run/edge.conf"
     "$BIN/rendezvous-edge" --config "$edge_dir/run/edge.conf" --prefix "$edge_dir/run/" --nginx "$nginx" \
         --metrics "$edge_metrics" &
-    pids+=($!)
+    started "$!" "rendezvous-edge (nginx log $edge_dir/run/error.log)"
     admins[edge]="\"$edge_metrics\""
     echo "rendezvous: the edge is https://$edge_listen (gRPC, ALPN h2 and http/1.1); trust the CA in $ca"
     echo "rendezvous: the CLI finds that CA from this folder; elsewhere: export RENDEZVOUS_ADDRESS=$edge_listen RENDEZVOUS_CA_FILE=$ca"
@@ -128,7 +131,7 @@ if [ "${RV_PROMETHEUS:-on}" != off ]; then
     "$prometheus" --config.file="$prom_dir/prometheus.yml" --storage.tsdb.path="$prom_dir/data" \
         --storage.tsdb.retention.time="${RV_PROMETHEUS_RETENTION:-7d}" --web.listen-address="$prom_listen" \
         --log.level=warn >>"$prom_dir/prometheus.log" 2>&1 &
-    pids+=($!)
+    started "$!" "prometheus (log $prom_dir/prometheus.log)"
     echo "rendezvous: Prometheus on http://$prom_listen (alerts: /alerts, targets: /targets; log $prom_dir/prometheus.log)"
 fi
 
@@ -148,9 +151,16 @@ for ((tries = 0; tries < 600; tries++)); do
         (exec 3<>"/dev/tcp/${address%:*}/${address##*:}") 2>/dev/null || { waiting=1; break; }
     done
     [ "$waiting" = 0 ] && break
-    for pid in "${pids[@]}"; do kill -0 "$pid" 2>/dev/null || { echo "run.sh: process $pid exited at start" >&2; stop; exit 1; }; done
+    for pid in "${pids[@]}"; do
+        kill -0 "$pid" 2>/dev/null && continue
+        status=0; wait "$pid" || status=$?
+        echo "run.sh: ${name_of[$pid]} exited at start (status $status); stopping the others" >&2
+        stop; exit 1
+    done
     sleep 0.1
 done
 echo "rendezvous: running ${#pids[@]} process(es), $instances instance(s) of each service; Ctrl-C stops them"
-wait -n || true
+# The first process to exit stops the rest: a stack without one of its parts is not running.
+exited=0; wait -n -p exited || true
+[ -z "${name_of[${exited:-0}]:-}" ] || echo "run.sh: ${name_of[$exited]} exited; stopping the others" >&2
 stop

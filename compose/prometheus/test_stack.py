@@ -228,17 +228,27 @@ def main():
         if lags:
             ok(f"{len(lags)} event consumers at lag 0: " + ", ".join(
                 sorted(f"{r['metric']['service']}←{r['metric']['consumer']}" for r in lags)))
+    except Exception as error:  # noqa: BLE001 - a failure like any other: run.sh's output follows
+        fail(f"{type(error).__name__}: {error}")
     finally:
-        os.killpg(stack.pid, signal.SIGTERM)
+        # run.sh and everything it started share a process group; once every one of them has
+        # exited (run.sh stops the rest when one exits), there is nothing left to signal.
         try:
+            os.killpg(stack.pid, signal.SIGTERM)
             stack.wait(timeout=30)
+        except ProcessLookupError:
+            stack.wait()
         except subprocess.TimeoutExpired:
             os.killpg(stack.pid, signal.SIGKILL)
             stack.wait()
         log.close()
         if failures:
-            with open(log_path) as f:
-                print("---- run.sh's output ----\n" + f.read()[-6000:])
+            for name, path in (("run.sh's output", log_path),
+                               ("Prometheus' log", os.path.join(workdir, "prometheus.log")),
+                               ("nginx's error log", os.path.join(workdir, "edge", "run", "error.log"))):
+                if os.path.exists(path):
+                    with open(path, errors="replace") as f:
+                        print(f"---- {name} ----\n" + f.read()[-6000:])
         subprocess.run(["rm", "-rf", workdir])
     print(f"test_stack: {len(failures)} failure(s) in {time.monotonic() - started:.1f} s")
 
