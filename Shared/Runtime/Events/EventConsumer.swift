@@ -107,12 +107,15 @@ package struct EventConsumer: Sendable {
             request: Events.WatchEventsRequest(afterCursor: after, types: types),
             as: Events.Event.self, options: credential.map { CallOptions.service($0) } ?? CallOptions())
         lag.opened()
+        // The stream goes on from where it is, not from the stored cursor: the cursor this
+        // stream has brought the store to, to notice when the store loses it.
+        var reached = after
         while true {
             let events = try await stream.nextBatch(limit: batchLimit)
             guard let first = events.first, let last = events.last else { break }
             let now = ConsumerLag.now()
             lag.received(oldest: first.occurredAt?.validMicroseconds ?? now, now: now)
-            try await applyOnce(events)
+            reached = try await applyOnce(events, reached: reached)
             lag.applied(more: events.count == batchLimit, newest: last.occurredAt?.validMicroseconds ?? now)
         }
         let status = await stream.status()
@@ -121,12 +124,20 @@ package struct EventConsumer: Sendable {
 
     /// Applies, in one transaction and in stream order, each of `events` whose cursor is not
     /// recorded yet; the row lock on the cursor makes two consumer instances with the same
-    /// source apply each event once between them.
-    private func applyOnce(_ events: [Events.Event]) async throws {
+    /// source apply each event once between them. Returns the cursor stored now.
+    ///
+    /// A stored cursor below `reached` (where this stream's earlier transactions left it) means
+    /// those commits were lost with what they applied: a crash after commits acknowledged
+    /// before they reached the disk (`synchronous_commit = off`), a failover to a standby that
+    /// had not received them, a restore to an earlier time. The events between are not sent
+    /// again on this stream, so it is dropped (`CursorWentBack`) and followed again from the
+    /// stored cursor.
+    private func applyOnce(_ events: [Events.Event], reached: Int64) async throws -> Int64 {
         try await pool.withTransaction { connection in
             let rows = try await connection.query(
                 "SELECT cursor FROM \(schema).event_cursors WHERE source = $1 FOR UPDATE", [.text(source)])
             let stored: Int64 = rows.isEmpty ? 0 : try rows[0].decode(0)
+            if stored < reached { throw CursorWentBack(source: source, stored: stored, reached: reached) }
             var applied = stored
             for event in events where event.cursor > applied {
                 try await EventSpan.consume(event.type, context: EventTraceContext(event), messageID: event.id,
@@ -135,10 +146,23 @@ package struct EventConsumer: Sendable {
                 }
                 applied = event.cursor
             }
-            guard applied > stored else { return }
+            guard applied > stored else { return stored }
             _ = try await connection.execute(
                 "UPDATE \(schema).event_cursors SET cursor = $2, updated_at = now() WHERE source = $1",
                 [.text(source), .int64(applied)])
+            return applied
         }
+    }
+}
+
+/// The stored cursor of a consumer is behind where its open stream had brought it: commits
+/// were lost, and the consumer follows again from the stored cursor.
+struct CursorWentBack: Error, CustomStringConvertible {
+    let source: String
+    let stored: Int64
+    let reached: Int64
+
+    var description: String {
+        "the stored cursor of \(source) went back from \(reached) to \(stored) (commits lost); following again from \(stored)"
     }
 }
