@@ -80,8 +80,16 @@ enum DiscoveryMigrations {
             Migration(version: 3, name: "event cursors", sql: EventConsumer.ddl(schema: "discovery")),
         ] + outbox.migrations(from: 4) + [outbox.occurredAtIndexMigration(version: 6), groupSessions, SessionCatalog.seed, recencyIndex, memberSettings, connections, instagram,
                 likeIDs, admission, feedVersions, swipeFunction, olderSwipeWriters, outbox.traceContextMigration(version: 18),
-                ownSwipesApart, appLocationIndex]
+                ownSwipesApart, appLocationIndex, exportIndexes]
     }
+
+    /// Any member may ask for their export (`ExportMyData`) at any time: each of its sections
+    /// finds the member's rows by an index instead of reading the table whole
+    /// (PersonalDataIndexTests holds every section to that).
+    static let exportIndexes = Migration(version: 21, name: "personal data export by index", sql: """
+        CREATE INDEX IF NOT EXISTS group_sessions_by_creator ON discovery.group_sessions (creator_id);
+        CREATE INDEX IF NOT EXISTS session_likes_by_account ON discovery.session_likes (account_id);
+        """)
 
     /// Swivo's group sessions: categories and their options (seeded by `SessionCatalog`), sessions
     /// with their quorum and invite code, participants, and likes (dislikes are not stored).

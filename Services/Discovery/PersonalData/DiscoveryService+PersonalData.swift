@@ -23,7 +23,10 @@ extension DiscoveryService {
         .init("reports", "Members the member reported (never who reported them).", where: "t.reporter_id = $1",
               order: "t.reported_id"),
         .init("group_sessions", "Group swipe sessions the member created or joined.",
-              where: "t.creator_id = $1 OR t.id IN (SELECT session_id FROM discovery.session_participants WHERE account_id = $1)"),
+              where: """
+                  t.id IN (SELECT id FROM discovery.group_sessions WHERE creator_id = $1
+                           UNION SELECT session_id FROM discovery.session_participants WHERE account_id = $1)
+                  """),
         .init("session_participants", "When the member joined each group session.", where: "t.account_id = $1",
               order: "t.joined_at"),
         .init("session_likes", "The options the member liked in group sessions.", where: "t.account_id = $1"),

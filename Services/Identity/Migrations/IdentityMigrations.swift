@@ -99,6 +99,18 @@ enum IdentityMigrations {
             SignInMigrations.accountCredentials,
             ReferralAttempts.migration,
             try Outbox(schema: "identity").traceContextMigration(version: 47),
+            exportIndexes,
         ]
     }
+
+    /// Any member may ask for their export (`ExportMyData`) at any time: each of its sections
+    /// finds the member's rows by an index instead of reading the table whole
+    /// (PersonalDataIndexTests holds every section to that). Every session of an account,
+    /// revoked ones too, replaces the index of its active sessions alone (a sign-in still
+    /// updates one index of sessions by account).
+    static let exportIndexes = Migration(version: 48, name: "personal data export by index", sql: """
+        CREATE INDEX IF NOT EXISTS sessions_by_account ON identity.sessions (account_id);
+        DROP INDEX IF EXISTS identity.sessions_active_by_account;
+        CREATE INDEX IF NOT EXISTS reports_by_reporter ON identity.reports (reporter_id);
+        """)
 }

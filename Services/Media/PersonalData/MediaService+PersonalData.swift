@@ -14,7 +14,10 @@ extension MediaService {
         .init("uploads", "The member's uploads, finished or not.", where: "t.owner_id = $1"),
         .init("profile_photos", "The member's profile photos, in order.", where: "t.account_id = $1", order: "t.position"),
         .init("events", "The Momento events the member created or joined.",
-              where: "t.creator_id = $1 OR t.id IN (SELECT event_id FROM media.event_members WHERE account_id = $1)"),
+              where: """
+                  t.id IN (SELECT id FROM media.events WHERE creator_id = $1
+                           UNION SELECT event_id FROM media.event_members WHERE account_id = $1)
+                  """),
         .init("event_members", "When the member joined each Momento event.", where: "t.account_id = $1", order: "t.joined_at"),
         .init("event_photos", "The photos the member added to Momento events.", where: "t.account_id = $1", order: "t.added_at"),
     ]

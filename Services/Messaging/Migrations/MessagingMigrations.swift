@@ -79,8 +79,22 @@ enum MessagingMigrations {
             + [icebreakerGeneration, CallMigration.migration(version: 15), pushTypes, EncounterMigration.meaningfulAnnounced,
                SendMessagesMigration.migration(version: 18), PushMigrations.restoreHorizon(version: 19),
                realtime.traceContextMigration(version: 20), events.traceContextMigration(version: 21),
-               PushMigrations.traceContext(version: 22)]
+               PushMigrations.traceContext(version: 22), exportIndexes]
     }
+
+    /// Any member may ask for their export (`ExportMyData`) at any time: each of its sections
+    /// finds the member's rows by an index instead of reading the table whole
+    /// (PersonalDataIndexTests holds every section to that). Calls by caller and by callee, ended ones too,
+    /// replace the indexes of live calls alone (a call still updates one index of each).
+    static let exportIndexes = Migration(version: 23, name: "personal data export by index", sql: """
+        CREATE INDEX IF NOT EXISTS calls_by_caller ON messaging.calls (caller_id);
+        CREATE INDEX IF NOT EXISTS calls_by_callee ON messaging.calls (callee_id);
+        DROP INDEX IF EXISTS messaging.calls_live_by_caller;
+        DROP INDEX IF EXISTS messaging.calls_live_by_callee;
+        CREATE INDEX IF NOT EXISTS call_signals_by_sender ON messaging.call_signals (sender_id);
+        CREATE INDEX IF NOT EXISTS encounter_awards_by_account ON messaging.encounter_awards (account_id);
+        CREATE INDEX IF NOT EXISTS push_jobs_by_account ON messaging.push_jobs (account_id);
+        """)
 
     /// A job's APNs push type: "voip" (an incoming call, to the recipient's PushKit tokens when
     /// they have any) or "alert".

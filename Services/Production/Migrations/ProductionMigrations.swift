@@ -16,8 +16,17 @@ enum ProductionMigrations {
         return [casting, appendOnlyGuard, consent, ledger, points] + outbox.migrations(from: 6)
             + [outbox.occurredAtIndexMigration(version: 8), studio,
                Migration(version: 10, name: "event cursors", sql: EventConsumer.ddl(schema: "production")), dates,
-               consentTextPerApp, castMembers, outbox.traceContextMigration(version: 14)]
+               consentTextPerApp, castMembers, outbox.traceContextMigration(version: 14), exportIndexes]
     }
+
+    /// Any member may ask for their export (`ExportMyData`) at any time: each of its sections
+    /// finds the member's rows by an index instead of reading the table whole
+    /// (PersonalDataIndexTests holds every section to that).
+    static let exportIndexes = Migration(version: 15, name: "personal data export by index", sql: """
+        CREATE INDEX IF NOT EXISTS applications_by_account ON production.applications (account_id);
+        CREATE INDEX IF NOT EXISTS date_reviews_by_reviewer ON production.date_reviews (reviewer_id);
+        CREATE INDEX IF NOT EXISTS outfits_by_wearer ON production.outfits (worn_by);
+        """)
 
     static let casting = Migration(version: 1, name: "seasons, episodes and applications", sql: """
         CREATE TABLE production.seasons (

@@ -44,4 +44,59 @@ package struct PersonalDataExporter: Sendable {
         }
         return export
     }
+
+    /// The tables the sections' queries would read whole, one `table (section)` each: a
+    /// sequential scan, or an index scan without a condition on the index's first column (every
+    /// entry read, then filtered), in their plans with sequential scans priced out
+    /// (`enable_seqscan = off`), so a table is listed only when no index can find a member's
+    /// rows. Any member may ask for an export at any time; on a table that grows with every
+    /// member (messages, pushes, events) a whole-table read per export would cost more the more
+    /// members there are.
+    package func sectionsReadWhole() async throws -> [String] {
+        try await pool.withTransaction { connection in
+            _ = try await connection.query("SET LOCAL enable_seqscan = off")
+            var leading: [String: String] = [:]
+            for row in try await connection.query("""
+                SELECT c.relname, coalesce(a.attname, '') FROM pg_index i
+                JOIN pg_class c ON c.oid = i.indexrelid
+                LEFT JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = i.indkey[0]
+                WHERE c.relnamespace = $1::regnamespace
+                """, [.text(service)]) {
+                leading[try row.decode(0)] = try row.decode(1)
+            }
+            var whole: [String] = []
+            for section in sections {
+                let rows = try await connection.query("EXPLAIN (FORMAT JSON) " + section.query(schema: service), [.uuid(UUID())])
+                let text: String = try rows[0].decode(0)  // Safe: EXPLAIN (FORMAT JSON) returns one row.
+                let plans = try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [[String: Any]] ?? []
+                for plan in plans.compactMap({ $0["Plan"] as? [String: Any] }) {
+                    for table in Self.tablesReadWhole(plan, leading: leading) {
+                        whole.append("\(table) (\(section.table))")
+                    }
+                }
+            }
+            return whole
+        }
+    }
+
+    /// The relations `plan` and the plans under it read whole; `leading` maps an index to its
+    /// first column ("" for an expression).
+    private static func tablesReadWhole(_ plan: [String: Any], leading: [String: String]) -> [String] {
+        var tables: [String] = []
+        let relation = plan["Relation Name"] as? String
+        let index = plan["Index Name"] as? String ?? ""
+        switch plan["Node Type"] as? String {
+        case "Seq Scan":
+            tables.append(relation ?? "?")
+        case "Index Scan", "Index Only Scan", "Bitmap Index Scan":
+            let condition = plan["Index Cond"] as? String ?? ""
+            let first = leading[index] ?? ""
+            if condition.isEmpty || (!first.isEmpty && !condition.contains("(\(first) ")) {
+                tables.append("\(relation ?? index) by \(index)")
+            }
+        default: break
+        }
+        for child in plan["Plans"] as? [[String: Any]] ?? [] { tables += tablesReadWhole(child, leading: leading) }
+        return tables
+    }
 }

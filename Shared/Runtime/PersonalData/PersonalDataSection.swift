@@ -30,7 +30,7 @@ package struct PersonalDataSection: Sendable {
 
     /// The query of the section in `schema`: one text column, each row a record. The names and
     /// the condition are the service's own constants, never input; the member's id is bound ($1).
-    func query(schema: String) -> String {
+    package func query(schema: String) -> String {
         var record = "to_jsonb(t)"
         if !omitting.isEmpty {
             record = "(\(record) - ARRAY[\(omitting.map { "'\($0)'" }.joined(separator: ", "))]::text[])"
