@@ -89,12 +89,12 @@ def run(admin_url, shapes):
 
 def shapes(batched_available):
     """The shapes to run: one send per transaction at the bench's sender counts, and batches
-    (when `messaging.send_messages` exists) at the service's runners (3, RV_MESSAGING_SEND_RUNNERS)
+    (when `messaging.send_messages` exists) at the service's runners (RV_MESSAGING_SEND_RUNNERS, 1)
     and more."""
+    runners = int(os.environ.get("RV_MESSAGING_SEND_RUNNERS", "1"))
     result = [("one send a transaction", ONE_SEND, 1, 32), ("one send a transaction", ONE_SEND, 1, 64)]
     if batched_available:
-        result += [(f"batches of {BATCH}, one statement", BATCHED, BATCH, 3),
-                   (f"batches of {BATCH}, one statement", BATCHED, BATCH, 8)]
+        result += [(f"batches of {BATCH}, one statement", BATCHED, BATCH, clients) for clients in sorted({runners, 3, 8})]
     return result
 
 
