@@ -84,8 +84,9 @@ enum MessagingMigrations {
 
     /// Any member may ask for their export (`ExportMyData`) at any time: each of its sections
     /// finds the member's rows by an index instead of reading the table whole
-    /// (PersonalDataIndexTests holds every section to that). Calls by caller and by callee, ended ones too,
-    /// replace the indexes of live calls alone (a call still updates one index of each).
+    /// (PersonalDataIndexTests holds every section to that). Calls by caller and by callee,
+    /// ended ones too, replace the indexes of live calls alone (a call still updates one index
+    /// of each). On a large database, build them first (compose/SCALING.md §6).
     static let exportIndexes = Migration(version: 23, name: "personal data export by index", sql: """
         CREATE INDEX IF NOT EXISTS calls_by_caller ON messaging.calls (caller_id);
         CREATE INDEX IF NOT EXISTS calls_by_callee ON messaging.calls (callee_id);
