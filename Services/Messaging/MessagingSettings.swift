@@ -19,8 +19,7 @@ struct MessagingSettings: Sendable {
     /// (`RV_MESSAGING_SEND_RUNNERS`, 1-64; each holds a pool connection while it runs) and sends
     /// a batch at most (`RV_MESSAGING_SEND_BATCH`, 1-1000). One batch at a time: the next one
     /// gathers while it commits, and batches do not contend with each other in Postgres
-    /// (messaging_bench at 64 senders, 10,000 streams: 4,449-4,766 msgs/s with one, 3,876-4,290
-    /// with three, fewer with six; compose/SCALING.md).
+    /// (compose/SCALING.md §2 has the measurements).
     var sendRunners = 1
     var sendBatch = 128
     /// How long realtime events stay resumable (`RV_MESSAGING_REALTIME_RETENTION`, seconds;

@@ -23,13 +23,7 @@ import Tracing
             consumerPool.close()
         }
         let outbox = try await EventsTests.makeOutbox(pool: producerPool)
-        try await consumerPool.withConnection { connection in
-            try await connection.executeScript("""
-                SELECT pg_advisory_lock(4242);
-                \(EventConsumer.ddl(schema: "testsvc"))
-                SELECT pg_advisory_unlock(4242);
-                """)
-        }
+        try await EventsTests.makeCursorTable(pool: consumerPool)
         let producer = try await EventsTests.Producer(outbox: outbox, pool: producerPool)
         let client = RPCClient(host: "127.0.0.1", port: producer.server.port, tracesCalls: false)
         defer { client.close() }

@@ -64,6 +64,18 @@ import TestSupport
         return outbox
     }
 
+    /// The consumers' cursor table in `testsvc`, made once for all the tests that run at the
+    /// same time (an advisory lock: concurrent `CREATE TABLE IF NOT EXISTS` can collide).
+    static func makeCursorTable(pool: PostgresPool) async throws {
+        try await pool.withConnection { connection in
+            try await connection.executeScript("""
+                SELECT pg_advisory_lock(4242);
+                \(EventConsumer.ddl(schema: "testsvc"))
+                SELECT pg_advisory_unlock(4242);
+                """)
+        }
+    }
+
     @Test func watchEvents_sendsHistoryThenLiveEventsInCursorOrder() async throws {
         let pool = try await TestDatabase.makePool()
         defer { pool.close() }
@@ -249,11 +261,9 @@ import TestSupport
         }
         let outbox = try await Self.makeOutbox(pool: producerPool)
         let applied = TestDatabase.uniqueName("applied")
+        try await Self.makeCursorTable(pool: consumerPool)
         try await consumerPool.withConnection { connection in
             try await connection.executeScript("""
-                SELECT pg_advisory_lock(4242);
-                \(EventConsumer.ddl(schema: "testsvc"))
-                SELECT pg_advisory_unlock(4242);
                 CREATE TABLE testsvc.\(applied) (event_id text NOT NULL, cursor bigint NOT NULL, applied_at timestamptz DEFAULT clock_timestamp());
                 """)
         }
@@ -336,11 +346,9 @@ import TestSupport
         }
         let outbox = try await Self.makeOutbox(pool: producerPool)
         let applied = TestDatabase.uniqueName("applied")
+        try await Self.makeCursorTable(pool: consumerPool)
         try await consumerPool.withConnection { connection in
             try await connection.executeScript("""
-                SELECT pg_advisory_lock(4242);
-                \(EventConsumer.ddl(schema: "testsvc"))
-                SELECT pg_advisory_unlock(4242);
                 CREATE TABLE testsvc.\(applied) (event_id text NOT NULL, cursor bigint NOT NULL);
                 """)
         }
@@ -399,11 +407,9 @@ import TestSupport
         }
         let outbox = try await Self.makeOutbox(pool: producerPool)
         let applied = TestDatabase.uniqueName("applied")
+        try await Self.makeCursorTable(pool: consumerPool)
         try await consumerPool.withConnection { connection in
             try await connection.executeScript("""
-                SELECT pg_advisory_lock(4242);
-                \(EventConsumer.ddl(schema: "testsvc"))
-                SELECT pg_advisory_unlock(4242);
                 CREATE TABLE testsvc.\(applied) (event_id text NOT NULL, cursor bigint NOT NULL,
                                                   transaction_id xid8 NOT NULL DEFAULT pg_current_xact_id());
                 """)

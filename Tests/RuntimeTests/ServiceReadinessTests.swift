@@ -156,13 +156,7 @@ import TestSupport
             producerPool.close()
             consumerPool.close()
         }
-        try await consumerPool.withConnection { connection in
-            try await connection.executeScript("""
-                SELECT pg_advisory_lock(4242);
-                \(EventConsumer.ddl(schema: "testsvc"))
-                SELECT pg_advisory_unlock(4242);
-                """)
-        }
+        try await EventsTests.makeCursorTable(pool: consumerPool)
         let producer = try await EventsTests.Producer(outbox: try await EventsTests.makeOutbox(pool: producerPool), pool: producerPool)
         let producerClient = RPCClient(host: "127.0.0.1", port: producer.server.port)
         let gate = Gate()
