@@ -19,7 +19,10 @@ package struct HTTP2Header: Sendable, Equatable {
 extension Array where Element == HTTP2Header {
     /// The first value for `name`, if any.
     package subscript(first name: String) -> String? {
-        for header in self where header.name == name { return header.value }
+        // Lengths first: a native string knows its own, and most names differ in it, where `==`
+        // on two different short names takes the standard library's slow comparison.
+        let length = name.utf8.count
+        for header in self where header.name.utf8.count == length && header.name == name { return header.value }
         return nil
     }
 }
