@@ -6,6 +6,12 @@ clients on the same cluster and the same table (testsvc.pgbench_accounts, role r
 h2load sends one fixed request body, so every RPC reads the same row; pgbench -S reads random
 rows. At scale 10 the whole table sits in shared_buffers, so both measure cached reads.
 
+Under the table, the two C clients' own CPU in those runs: h2load's per answered call, pgbench's
+per transaction. A call is one HTTP/2 exchange with h2load and one round trip to Postgres, the
+I/O those two do on the other ends: their sum is what that I/O costs a lean C program on this box
+that day, and their kernel part is a floor under the server's kernel part (on one box, sending a
+packet includes delivering it to the peer).
+
 Next to each bare run, identity's authenticated GetAccount (bearer-token verification, the
 account's row with its credentials) driven the same way by h2load with one access token, so the
 ratio the platform work targets compares two servers under one load generator in one run. The
@@ -20,6 +26,7 @@ transaction's start, so the lag includes the transaction itself). Beside that ra
 transactions sent by pgbench: the ratio of Postgres alone, which the server's cannot rise much above.
 """
 import os
+import resource
 import shutil
 import signal
 import socket
@@ -78,9 +85,23 @@ def run_pgbench(arguments, env, timeout=None):
     return tps, latency
 
 
+def children_cpu():
+    """(user + kernel, kernel) CPU seconds of this process's children that have ended so far."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime, usage.ru_stime
+
+
 def pgbench(clients):
-    return run_pgbench([*PG_ARGS, "-S", "-M", "prepared", "-n", "-c", str(clients), "-j", "2", "-T", str(SECONDS),
-                        "-r", PG_DB], PG_ENV) or (0.0, 0.0)
+    """(tps, average latency in ms, pgbench's own CPU µs per transaction, its kernel's part): the
+    client's CPU is what one round trip of this I/O costs a C program on this box in this run."""
+    (cpu_before, kernel_before) = children_cpu()
+    tps, latency = run_pgbench([*PG_ARGS, "-S", "-M", "prepared", "-n", "-c", str(clients), "-j", "2", "-T", str(SECONDS),
+                                "-r", PG_DB], PG_ENV) or (0.0, 0.0)
+    cpu, kernel = children_cpu()
+    transactions = tps * SECONDS
+    if not transactions:
+        return tps, latency, float("nan"), float("nan")
+    return tps, latency, 1e6 * (cpu - cpu_before) / transactions, 1e6 * (kernel - kernel_before) / transactions
 
 
 BENCH_SECRET = "db-bench-lag-subscriber-secret-0123456789"
@@ -133,14 +154,16 @@ class LagSubscriber(threading.Thread):
 
 
 def h2load_run(url, body_file, clients, per_client, log_file, server, extra_headers=()):
-    """(req/s, failed, latencies, server CPU %, DATA bytes per answer, the kernel's part of that CPU %)
-    of one h2load run."""
+    """(req/s, failed, latencies, server CPU %, DATA bytes per answer, the kernel's part of that CPU %,
+    h2load's own CPU µs per answered call and its kernel's part) of one h2load run."""
     headers = ["-H", "content-type: application/grpc", "-H", "te: trailers", *extra_headers]
+    client_before, client_kernel_before = children_cpu()
     (user_before, kernel_before), wall_before = cpu_times(server.pid), time.monotonic()
     result = subprocess.run(["h2load", "-D", str(SECONDS), "-c", str(clients), "-m", str(per_client), "-t", "1",
                              *headers, "-d", body_file, "--log-file", log_file, url],
                             capture_output=True, text=True, timeout=SECONDS + 120)
     (user, kernel), wall = cpu_times(server.pid), time.monotonic() - wall_before
+    client, client_kernel = children_cpu()
     cpu = 100.0 * (user - user_before + kernel - kernel_before) / wall
     kernel_cpu = 100.0 * (kernel - kernel_before) / wall
     rps, ok, failed = parse_summary(result.stdout)
@@ -148,7 +171,10 @@ def h2load_run(url, body_file, clients, per_client, log_file, server, extra_head
     for line in result.stdout.splitlines():
         if line.strip().startswith("traffic:"):  # traffic: … total, … headers (…), 821.79KB (841511) data
             data = int(line.rsplit("(", 1)[1].split(")")[0])
-    return rps, failed, latencies_us(log_file), cpu, data / ok if ok else 0, kernel_cpu
+    client_per_call = 1e6 * (client - client_before) / ok if ok else float("nan")
+    client_kernel_per_call = 1e6 * (client_kernel - client_kernel_before) / ok if ok else float("nan")
+    return (rps, failed, latencies_us(log_file), cpu, data / ok if ok else 0, kernel_cpu, client_per_call,
+            client_kernel_per_call)
 
 
 IDENTITY_PASSWORD = os.environ.get("RV_PG_PASSWORD_IDENTITY", "rv_identity_local")
@@ -340,7 +366,7 @@ def main():
             f.write(struct.pack(">BI", 0, 0))
         subprocess.run(["h2load", "-n", "20000", "-c", "4", "-m", "4", *headers, *auth, "-d", empty_body, identity_url],
                        capture_output=True, timeout=120)
-        auth_rows = []
+        auth_rows, floors = [], []
         try:
             for streams in (16, 64):
                 bare, authed = [], []
@@ -349,9 +375,11 @@ def main():
                                            server))
                     authed.append(h2load_run(identity_url, empty_body, 16, streams // 16,
                                              os.path.join(work, f"auth-{streams}-{turn}.log"), identity, auth))
-                tps, pg_latency = pgbench(streams)
+                tps, pg_latency, pg_client, pg_client_kernel = pgbench(streams)
                 # The median round of each side (by throughput), its latencies and CPU with it.
-                rps, failed, lat, cpu, _, kernel_cpu = sorted(bare, key=lambda r: r[0])[len(bare) // 2]
+                rps, failed, lat, cpu, _, kernel_cpu, h2_client, h2_client_kernel = sorted(bare, key=lambda r: r[0])[len(bare) // 2]
+                floors.append((streams, h2_client, h2_client_kernel, pg_client, pg_client_kernel,
+                               1e4 * cpu / rps if rps else float("nan"), 1e4 * kernel_cpu / rps if rps else float("nan")))
                 rows.append((streams, rps, 0, sum(r[1] for r in bare), percentile(lat, 0.5), percentile(lat, 0.99), cpu,
                              tps, pg_latency, kernel_cpu))
                 a_rps, _, a_lat, a_cpu, *_ = sorted(authed, key=lambda r: r[0])[len(authed) // 2]
@@ -378,6 +406,18 @@ def main():
             print(f"{streams:7d} {rps:9.0f} {failed:5d} {p50/1000:7.3f} {p99/1000:7.3f} {cpu:7.0f}% {per_call:12.1f} "
                   f"{kernel_per_call:10.1f} {tps:12.0f} {pg_latency:9.3f} {ratio:11.0%}{verdict}")
         print(f"server RSS {rss_kib(server.pid)/1024:.1f} MiB, peak {rss_kib(server.pid, 'VmHWM')/1024:.1f} MiB")
+        # The floor under the CPU target: each call is one HTTP/2 exchange with h2load and one
+        # round trip to Postgres; the two C clients on the other ends do the same I/O, so their own
+        # CPU per call, measured in the runs above, is what that I/O costs a lean C program on this
+        # box today, and their kernel part is what the server's kernel part cannot go below.
+        print("the same I/O by C programs in these runs: h2load's own CPU per call + pgbench -S's per transaction "
+              "(kernel in brackets), against the server's")
+        print(f"{'streams':>7} {'h2load µs':>14} {'pgbench µs':>14} {'sum µs':>14} {'server µs':>14}")
+        for streams, h2_client, h2_kernel, pg_client, pg_kernel, server_cpu, server_kernel in floors:
+            total, total_kernel = h2_client + pg_client, h2_kernel + pg_kernel
+            print(f"{streams:7d} {h2_client:7.1f} ({h2_kernel:4.1f}) {pg_client:7.1f} ({pg_kernel:4.1f}) "
+                  f"{total:7.1f} ({total_kernel:4.1f}) {server_cpu:7.1f} ({server_kernel:4.1f})  "
+                  f"30 µs leaves {30 - total_kernel:.1f} µs beyond the clients' kernel part for the server's own work")
         print(f"\nidentity's authenticated GetAccount (bearer token) next to the bare GetAccount above, both by h2load, "
               f"in turn {ROUNDS} times: median rounds, median ratio")
         print(f"{'streams':>7} {'RPC/s':>9} {'fail':>5} {'p50 ms':>7} {'p99 ms':>7} {'srv CPU':>8} {'µs CPU/call':>12} {'bare µs/call':>13} {'auth/bare':>10}")

@@ -107,7 +107,7 @@ def main():
         first = None
         for setting, *_ in settings:
             runs = results[(title, setting)]
-            rps, failed, latencies, cpu, _, collector_cpu = sorted(runs, key=lambda r: r[0])[len(runs) // 2]
+            rps, failed, latencies, cpu, *_, collector_cpu = sorted(runs, key=lambda r: r[0])[len(runs) // 2]
             first = first or rps
             per_call = 1e4 * cpu / rps if rps else float("nan")
             print(f"{title:22} {setting:>8} {rps:9.0f} {sum(r[1] for r in runs):5d} {percentile(latencies, 0.5)/1000:7.3f} "
