@@ -80,7 +80,7 @@ def main():
 
     cases = [("unary ~20 B", "interop-server", "/grpc.testing.TestService/UnaryCall", unary_body),
              ("DB-backed GetAccount", "db-bench-server", "/rendezvous.bench.v1.Bench/GetAccount", db_body)]
-    results = {}
+    results, broken = {}, []
     try:
         for title, executable, path, body in cases:
             for turn in range(ROUNDS):
@@ -92,6 +92,11 @@ def main():
                                         "-H", "te: trailers", "-d", body, url], capture_output=True, timeout=120)
                         collector_before, wall_before = cpu_seconds(collector.pid), time.monotonic()
                         run = h2load_run(url, body, 16, 1, os.path.join(work, f"{executable}-{setting}-{turn}.log"), server)
+                        # A server that died mid-run (or answered nothing) is a failure, not a slow row.
+                        if server.poll() is not None or run[0] == 0:
+                            broken.append(f"{executable} ({setting}, round {turn + 1}): "
+                                          + (f"exited with status {server.returncode} during the run"
+                                             if server.returncode is not None else "answered no call"))
                         collector_cpu = 100.0 * (cpu_seconds(collector.pid) - collector_before) / (time.monotonic() - wall_before)
                         results.setdefault((title, setting), []).append(run + (collector_cpu,))
                     finally:
@@ -113,7 +118,9 @@ def main():
             print(f"{title:22} {setting:>8} {rps:9.0f} {sum(r[1] for r in runs):5d} {percentile(latencies, 0.5)/1000:7.3f} "
                   f"{percentile(latencies, 0.99)/1000:7.3f} {cpu:7.0f}% {per_call:12.1f} {collector_cpu:9.0f}% {rps / first:9.1%}  "
                   f"(rounds: {', '.join(f'{r[0]:.0f}' for r in runs)})")
-    return 0
+    for line in broken:
+        print(f"FAILED: {line}")
+    return 1 if broken else 0
 
 
 if __name__ == "__main__":
