@@ -9,8 +9,9 @@ rows. At scale 10 the whole table sits in shared_buffers, so both measure cached
 Under the table, the two C clients' own CPU in those runs: h2load's per answered call, pgbench's
 per transaction. A call is one HTTP/2 exchange with h2load and one round trip to Postgres, the
 I/O those two do on the other ends: their sum is what that I/O costs a lean C program on this box
-that day, and their kernel part is a floor under the server's kernel part (on one box, sending a
-packet includes delivering it to the peer).
+that day (h2load's includes writing its latency log), and their kernel part about as low as the
+server's kernel part can go while each call sends and receives those messages (on one box,
+sending a packet includes delivering it to the peer).
 
 Next to each bare run, identity's authenticated GetAccount (bearer-token verification, the
 account's row with its credentials) driven the same way by h2load with one access token, so the
@@ -406,10 +407,7 @@ def main():
             print(f"{streams:7d} {rps:9.0f} {failed:5d} {p50/1000:7.3f} {p99/1000:7.3f} {cpu:7.0f}% {per_call:12.1f} "
                   f"{kernel_per_call:10.1f} {tps:12.0f} {pg_latency:9.3f} {ratio:11.0%}{verdict}")
         print(f"server RSS {rss_kib(server.pid)/1024:.1f} MiB, peak {rss_kib(server.pid, 'VmHWM')/1024:.1f} MiB")
-        # The floor under the CPU target: each call is one HTTP/2 exchange with h2load and one
-        # round trip to Postgres; the two C clients on the other ends do the same I/O, so their own
-        # CPU per call, measured in the runs above, is what that I/O costs a lean C program on this
-        # box today, and their kernel part is what the server's kernel part cannot go below.
+        # The floor under the CPU target (see the module's docstring).
         print("the same I/O by C programs in these runs: h2load's own CPU per call + pgbench -S's per transaction "
               "(kernel in brackets), against the server's")
         print(f"{'streams':>7} {'h2load µs':>14} {'pgbench µs':>14} {'sum µs':>14} {'server µs':>14}")
