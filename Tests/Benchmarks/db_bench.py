@@ -86,6 +86,11 @@ def run_pgbench(arguments, env, timeout=None):
     return tps, latency
 
 
+def per_call_us(cpu_percent, rps):
+    """Microseconds of CPU per call from a CPU share (% of one core) and a call rate."""
+    return 1e4 * cpu_percent / rps if rps else float("nan")
+
+
 def children_cpu():
     """(user + kernel, kernel) CPU seconds of this process's children that have ended so far."""
     usage = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -379,8 +384,7 @@ def main():
                 tps, pg_latency, pg_client, pg_client_kernel = pgbench(streams)
                 # The median round of each side (by throughput), its latencies and CPU with it.
                 rps, failed, lat, cpu, _, kernel_cpu, h2_client, h2_client_kernel = sorted(bare, key=lambda r: r[0])[len(bare) // 2]
-                floors.append((streams, h2_client, h2_client_kernel, pg_client, pg_client_kernel,
-                               1e4 * cpu / rps if rps else float("nan"), 1e4 * kernel_cpu / rps if rps else float("nan")))
+                floors.append((h2_client, h2_client_kernel, pg_client, pg_client_kernel))
                 rows.append((streams, rps, 0, sum(r[1] for r in bare), percentile(lat, 0.5), percentile(lat, 0.99), cpu,
                              tps, pg_latency, kernel_cpu))
                 a_rps, _, a_lat, a_cpu, *_ = sorted(authed, key=lambda r: r[0])[len(authed) // 2]
@@ -400,8 +404,7 @@ def main():
               f"{'kernel µs':>10} {'pgbench tps':>12} {'pg lat ms':>9} {'RPC/pgbench':>12}")
         for streams, rps, ok, failed, p50, p99, cpu, tps, pg_latency, kernel_cpu in rows:
             ratio = rps / tps if tps else float("nan")
-            per_call = 1e4 * cpu / rps if rps else float("nan")
-            kernel_per_call = 1e4 * kernel_cpu / rps if rps else float("nan")
+            per_call, kernel_per_call = per_call_us(cpu, rps), per_call_us(kernel_cpu, rps)
             verdict = "" if streams != 64 else ("  target 55%: met" if ratio >= 0.55 else "  target 55%: NOT met")
             verdict += f"  target 30 µs/call: {'met' if per_call <= 30 else 'NOT met'}"
             print(f"{streams:7d} {rps:9.0f} {failed:5d} {p50/1000:7.3f} {p99/1000:7.3f} {cpu:7.0f}% {per_call:12.1f} "
@@ -411,7 +414,8 @@ def main():
         print("the same I/O by C programs in these runs: h2load's own CPU per call + pgbench -S's per transaction "
               "(kernel in brackets), against the server's")
         print(f"{'streams':>7} {'h2load µs':>14} {'pgbench µs':>14} {'sum µs':>14} {'server µs':>14}")
-        for streams, h2_client, h2_kernel, pg_client, pg_kernel, server_cpu, server_kernel in floors:
+        for (streams, rps, _, _, _, _, cpu, _, _, kernel_cpu), (h2_client, h2_kernel, pg_client, pg_kernel) in zip(rows, floors):
+            server_cpu, server_kernel = per_call_us(cpu, rps), per_call_us(kernel_cpu, rps)
             total, total_kernel = h2_client + pg_client, h2_kernel + pg_kernel
             print(f"{streams:7d} {h2_client:7.1f} ({h2_kernel:4.1f}) {pg_client:7.1f} ({pg_kernel:4.1f}) "
                   f"{total:7.1f} ({total_kernel:4.1f}) {server_cpu:7.1f} ({server_kernel:4.1f})  "
@@ -421,8 +425,7 @@ def main():
         print(f"{'streams':>7} {'RPC/s':>9} {'fail':>5} {'p50 ms':>7} {'p99 ms':>7} {'srv CPU':>8} {'µs CPU/call':>12} {'bare µs/call':>13} {'auth/bare':>10}")
         for streams, a_rps, a_failed, p50, p99, a_cpu, rps, cpu, ratios in auth_rows:
             ratio = median(ratios)
-            per_call = 1e4 * a_cpu / a_rps if a_rps else float("nan")
-            bare_per_call = 1e4 * cpu / rps if rps else float("nan")
+            per_call, bare_per_call = per_call_us(a_cpu, a_rps), per_call_us(cpu, rps)
             verdict = "met" if ratio >= 0.60 else "NOT met"
             print(f"{streams:7d} {a_rps:9.0f} {a_failed:5d} {p50/1000:7.3f} {p99/1000:7.3f} {a_cpu:7.0f}% {per_call:12.0f} "
                   f"{bare_per_call:13.0f} {ratio:9.0%}  target 60%: {verdict}  (rounds: {', '.join(f'{r:.0%}' for r in ratios)})")
