@@ -17,6 +17,8 @@ struct IdentityService: IdentityProvider {
     /// Anonymous sign-ins stored in batches (group commit, `GroupCommitQueue`); nil: each in a
     /// transaction of its own.
     var anonymousSignIns: GroupCommitQueue<AnonymousSignIn, Identity.AuthSession>? = nil
+    /// GetAccount's read, sent with other callers' (`GroupCommitQueue(reads:)`).
+    let accountReads: GroupCommitQueue<PostgresStatement, PostgresRows>
 
     /// One `SignInAnonymously` as a batch of them stores it.
     struct AnonymousSignIn: Sendable {
@@ -80,10 +82,10 @@ struct IdentityService: IdentityProvider {
     func getAccount(_ request: Identity.GetAccountRequest, context: ServerCallContext) async throws
         -> Identity.Account {
         let caller = try context.requireAccount()
-        let account = try await pool.withConnection { connection in
-            try await AccountStore.find(id: try caller.accountUUID(), app: caller.app, on: connection)
+        let id = try caller.accountUUID()
+        guard let account = try AccountStore.found(try await accountReads.submit(AccountStore.find(id: id, app: caller.app))) else {
+            throw IdentityError.accountNotFound
         }
-        guard let account else { throw IdentityError.accountNotFound }
         return account
     }
 

@@ -1,11 +1,12 @@
 import Contracts
 import Foundation
 import Postgres
+import Runtime
 
 /// Feed pages: ranked in memory from the viewer's window when the one kept still holds
-/// (`FeedWindowCache`; one round trip for the check, with the page's cards not kept yet), or
-/// holds once the people the viewer has just swiped are taken out (one more round trip, and the
-/// check again); else from a window read afresh and kept.
+/// (`FeedWindowCache`; one round trip for the check, shared with other viewers' checks, or with
+/// the page's cards not kept yet), or holds once the people the viewer has just swiped are
+/// taken out (one more round trip, and the check again); else from a window read afresh and kept.
 struct FeedPages: Sendable {
     struct Query: Sendable {
         var viewer: UUID
@@ -24,6 +25,8 @@ struct FeedPages: Sendable {
 
     let pool: PostgresPool
     let windows: FeedWindowCache
+    /// The kept window's stamp check, sent with other viewers' (`GroupCommitQueue(reads:)`).
+    let reads: GroupCommitQueue<PostgresStatement, PostgresRows>
 
     func page(_ query: Query) async throws -> [Row] {
         let key = FeedWindowCache.Key(viewer: query.viewer, app: query.app, filters: query.filters)
@@ -57,7 +60,7 @@ struct FeedPages: Sendable {
         var read: [UUID: Discovery.Card] = [:]
         let stamp: FeedStamp
         if missing.isEmpty {
-            stamp = try FeedStamp(try await pool.withConnection { try await $0.query(stampRead.sql, stampRead.params) })
+            stamp = try FeedStamp(try await reads.submit(stampRead))
         } else {
             // The stamp after the cards: a change committed before the cards were read shows in it.
             let results = try await pool.withConnection { connection in

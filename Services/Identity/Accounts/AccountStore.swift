@@ -56,12 +56,22 @@ enum AccountStore {
     /// one from Apple or Google), phone and sign-in methods, which triggers keep on its row
     /// (`SignInMigrations.accountCredentials`).
     static func find(id: UUID, app: String, on connection: Connection) async throws -> Identity.Account? {
-        let rows = try await connection.query("""
+        let statement = find(id: id, app: app)
+        return try found(try await connection.query(statement.sql, statement.params))
+    }
+
+    /// The read behind `find`, for a caller that sends it itself (GetAccount batches it).
+    static func find(id: UUID, app: String) -> PostgresStatement {
+        PostgresStatement("""
             SELECT \(columns), a.credential_email, a.has_email_credential, a.credential_phone, a.credential_providers
             FROM identity.accounts a
             WHERE a.id = $1 AND a.app = $2
             """, [.uuid(id), .text(app)])
-        return try rows.first.map { row in
+    }
+
+    /// The account `find(id:app:)`'s rows hold, if any.
+    static func found(_ rows: PostgresRows) throws -> Identity.Account? {
+        try rows.first.map { row in
             var account = try account(row)
             account.email = try row.decode(8, as: String?.self) ?? ""
             account.phone = try row.decode(10, as: String?.self) ?? ""

@@ -22,7 +22,8 @@ struct DBBenchMain {
             context.onShutdown("outbox notifier") { notifier.close() }
             context.addInterceptor(ServiceAuthInterceptor(credentials: try context.environment.acceptedServiceCredentials(),
                                                           methods: EventStreamService.internalMethods))
-            return [BenchService(pool: pool, outbox: outbox), EventStreamService(outbox: outbox, pool: pool, notifier: notifier)]
+            return [BenchService(pool: pool, outbox: outbox, reads: GroupCommitQueue(reads: pool)),
+                    EventStreamService(outbox: outbox, pool: pool, notifier: notifier)]
         }
     }
 }
