@@ -47,36 +47,41 @@ enum LibPQ {
     }
 
     /// Lays out parameters for `PQexecPrepared`: one buffer, pointers into it, lengths and
-    /// formats (1 = binary, 0 = text, which libpq reads as a NUL-terminated string).
+    /// formats (1 = binary, 0 = text, which libpq reads as a NUL-terminated string). Every
+    /// statement passes here: only the buffer is on the heap, sized once; the rest is on the stack.
     static func withParameters<R>(
         _ params: [PostgresValue],
         _ body: (UnsafePointer<UnsafePointer<CChar>?>?, UnsafePointer<Int32>?, UnsafePointer<Int32>?) -> R
     ) -> R {
+        let count = params.count
         // Never empty: a zero-length non-NULL value still needs a non-nil pointer.
-        var storage: [UInt8] = [0]
-        var offsets: [Int?] = []
-        var lengths: [Int32] = []
-        var formats: [Int32] = []
-        for param in params {
-            if let bytes = param.bytes {
-                offsets.append(storage.count)
-                storage.append(contentsOf: bytes)
-                if param.isText { storage.append(0) }
-                lengths.append(Int32(clamping: bytes.count))
-            } else {
-                offsets.append(nil)
-                lengths.append(0)
-            }
-            formats.append(param.isText ? 0 : 1)
-        }
-        return storage.withUnsafeBufferPointer { buffer in
-            // Non-nil: storage has at least one byte; offsets are within it.
-            let base = UnsafeRawPointer(buffer.baseAddress!)
-            let pointers = offsets.map { $0.map { (base + $0).assumingMemoryBound(to: CChar.self) } }
-            return pointers.withUnsafeBufferPointer { values in
-                lengths.withUnsafeBufferPointer { lengths in
-                    formats.withUnsafeBufferPointer { formats in
-                        body(values.baseAddress, lengths.baseAddress, formats.baseAddress)
+        var storage: [UInt8] = []
+        storage.reserveCapacity(params.reduce(1) { $0 + ($1.bytes?.count ?? 0) + ($1.isText ? 1 : 0) })
+        storage.append(0)
+        // Per parameter: its offset in `storage` (-1: NULL); then its length, then its format.
+        return withUnsafeTemporaryAllocation(of: Int.self, capacity: count) { offsets in
+            withUnsafeTemporaryAllocation(of: Int32.self, capacity: 2 * count) { numbers in
+                for (index, param) in params.enumerated() {
+                    if let bytes = param.bytes {
+                        offsets[index] = storage.count
+                        storage.append(contentsOf: bytes)
+                        if param.isText { storage.append(0) }
+                        numbers[index] = Int32(clamping: bytes.count)
+                    } else {
+                        offsets[index] = -1
+                        numbers[index] = 0
+                    }
+                    numbers[count + index] = param.isText ? 0 : 1
+                }
+                return storage.withUnsafeBufferPointer { buffer in
+                    // Non-nil: storage has at least one byte; offsets are within it.
+                    let base = UnsafeRawPointer(buffer.baseAddress!)
+                    return withUnsafeTemporaryAllocation(of: UnsafePointer<CChar>?.self, capacity: count) { values in
+                        for index in 0..<count {
+                            values[index] = offsets[index] < 0 ? nil : (base + offsets[index]).assumingMemoryBound(to: CChar.self)
+                        }
+                        return body(UnsafePointer(values.baseAddress), UnsafePointer(numbers.baseAddress),
+                                    numbers.baseAddress.map { UnsafePointer($0 + count) })
                     }
                 }
             }
