@@ -49,6 +49,7 @@ package final class GroupCommitQueue<Item: Sendable, Outcome: Sendable>: Sendabl
     }
 
     /// Stores `item` with whatever else is waiting; returns once its transaction committed.
+    @_specialize(where Item == PostgresStatement, Outcome == PostgresRows)
     package func submit(_ item: Item) async throws -> Outcome {
         try await withCheckedThrowingContinuation { continuation in
             let startRunner = state.withLock { state -> Bool in
@@ -63,6 +64,7 @@ package final class GroupCommitQueue<Item: Sendable, Outcome: Sendable>: Sendabl
         }
     }
 
+    @_specialize(where Item == PostgresStatement, Outcome == PostgresRows)
     private func run() async {
         while true {
             let batch = state.withLock { $0.nextBatch(max: maxBatch) }
@@ -77,6 +79,7 @@ package final class GroupCommitQueue<Item: Sendable, Outcome: Sendable>: Sendabl
     /// then stored again: each store says what that does (a send or a swipe finds itself a
     /// replay; an anonymous sign-in makes another account). A store answering a different number
     /// of items than it was given fails the batch, so no caller waits for an answer forever.
+    @_specialize(where Item == PostgresStatement, Outcome == PostgresRows)
     private func store(_ batch: [Waiting]) async {
         do {
             let outcomes = try await store(batch.map(\.item))
