@@ -21,7 +21,7 @@ struct DiscoveryServer: Sendable {
                                          contacts: ContactMatcher(client: ContactsInternalClient(client: identity),
                                                                   credential: credential),
                                          instagram: InstagramGraph(settings: settings.instagram, http: outbound),
-                                         feeds: FeedPages(pool: pool, windows: FeedWindowCache(), reads: GroupCommitQueue(reads: pool)),
+                                         feeds: FeedPages(pool: pool, windows: FeedWindowCache(), reads: BatchedReads(pool: pool)),
                                          swipes: GroupCommitQueue(maxBatch: settings.swipeBatch, maxRunning: settings.swipeRunners) { batch in
                                              try await pool.withConnection { try await SwipeStore.swipe(batch, on: $0) }
                                          })

@@ -33,7 +33,7 @@ struct IdentityServer: Sendable {
         let verifier = AccessTokenVerifier(configuration: .init(apps: settings.apps.appIDs),
                                            source: KeyRingSource(ring: ring, maxAge: .seconds(60)))
         var identity = IdentityService(pool: pool, settings: settings, ring: ring, outbox: try Outbox(schema: "identity"),
-                                       revocationList: revocations, accountReads: GroupCommitQueue(reads: pool))
+                                       revocationList: revocations, accountReads: BatchedReads(pool: pool))
         let signer = identity
         identity.anonymousSignIns = GroupCommitQueue(maxBatch: settings.writeBatch, maxRunning: settings.writeRunners) {
             try await signer.signInAnonymously($0)

@@ -17,8 +17,8 @@ struct IdentityService: IdentityProvider {
     /// Anonymous sign-ins stored in batches (group commit, `GroupCommitQueue`); nil: each in a
     /// transaction of its own.
     var anonymousSignIns: GroupCommitQueue<AnonymousSignIn, Identity.AuthSession>? = nil
-    /// GetAccount's read, sent with other callers' (`GroupCommitQueue(reads:)`).
-    let accountReads: GroupCommitQueue<PostgresStatement, PostgresRows>
+    /// GetAccount's read, sent with other callers' (`BatchedReads`).
+    let accountReads: BatchedReads
 
     /// One `SignInAnonymously` as a batch of them stores it.
     struct AnonymousSignIn: Sendable {
@@ -83,7 +83,7 @@ struct IdentityService: IdentityProvider {
         -> Identity.Account {
         let caller = try context.requireAccount()
         let id = try caller.accountUUID()
-        guard let account = try AccountStore.found(try await accountReads.submit(AccountStore.find(id: id, app: caller.app))) else {
+        guard let account = try AccountStore.found(try await accountReads.query(AccountStore.find(id: id, app: caller.app))) else {
             throw IdentityError.accountNotFound
         }
         return account

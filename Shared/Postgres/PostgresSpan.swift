@@ -67,3 +67,14 @@ enum PostgresSpan {
         span.setStatus(SpanStatus(code: .error))
     }
 }
+
+extension PostgresPool {
+    /// Runs `body`, which waits for `statement` to come back from a round trip another task
+    /// sends (a batch of reads), in the span the statement's own round trip would have had: the
+    /// caller's trace still shows its time in Postgres.
+    nonisolated(nonsending) package func withRoundTripSpan<T>(
+        for statement: PostgresStatement, _ body: () async throws -> T
+    ) async throws -> T {
+        try await PostgresSpan.withRoundTrip(configuration, summary: { SQLSummary.of(statement.sql) }, body)
+    }
+}

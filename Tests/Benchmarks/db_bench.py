@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """DB-backed RPC benchmark: GetAccount (one primary-key read, sent to Postgres with the reads of
-concurrent calls, `GroupCommitQueue(reads:)`) over the wire with h2load at 16 and 64 concurrent
+concurrent calls, `BatchedReads`) over the wire with h2load at 16 and 64 concurrent
 streams, next to `pgbench -S -M prepared` at 16 and 64 clients on the same cluster and the same
 table (testsvc.pgbench_accounts, role rv_testsvc).
 

@@ -3,22 +3,20 @@ import Runtime
 import Testing
 import TestSupport
 
-/// Reads batched by `GroupCommitQueue(reads:)` against the real cluster: concurrent reads share
-/// round trips, and still each caller gets exactly its own statement's rows or error.
+/// `BatchedReads` against the real cluster: concurrent reads share round trips, and still each
+/// caller gets exactly its own statement's rows or error.
 @Suite struct BatchedReadsTests {
-    typealias Reads = GroupCommitQueue<PostgresStatement, PostgresRows>
-
     /// `now()` is the start of the statement's transaction: reads that went out in one batch
     /// share it, reads sent alone do not.
     @Test(.timeLimit(.minutes(1)))
     func concurrentReads_shareRoundTrips_andEachGetsItsOwnRows() async throws {
         let pool = try await TestDatabase.makePool(TestDatabase.configuration(poolSize: 2))
         defer { pool.close() }
-        let reads = Reads(reads: pool, maxBatch: 32, maxRunning: 2)
+        let reads = BatchedReads(pool: pool, maxBatch: 32, maxRunning: 2)
         let answers = try await withThrowingTaskGroup(of: (Int64, Int64, Int64).self) { group in
             for n in Int64(0)..<300 {
                 group.addTask {
-                    let rows = try await reads.submit(PostgresStatement(
+                    let rows = try await reads.query(PostgresStatement(
                         "SELECT $1::int8 * 2, (extract(epoch FROM now()) * 1000000)::int8", [.int64(n)]))
                     #expect(rows.count == 1)
                     return (n, try rows[0].decode(0), try rows[0].decode(1))
@@ -40,14 +38,14 @@ import TestSupport
     func aFailingRead_failsOnlyItsCaller_notTheOthersOfItsBatch() async throws {
         let pool = try await TestDatabase.makePool(TestDatabase.configuration(poolSize: 1))
         defer { pool.close() }
-        let reads = Reads(reads: pool, maxRunning: 1)
-        let slow = Task { try await reads.submit(PostgresStatement("SELECT pg_sleep(0.3)::text")) }
+        let reads = BatchedReads(pool: pool, maxRunning: 1)
+        let slow = Task { try await reads.query(PostgresStatement("SELECT pg_sleep(0.3)::text")) }
         try await Task.sleep(for: .milliseconds(50))
         let divisors: [Int32] = [1, 2, 0, 3, 4]
         let batch = divisors.map { divisor in
             Task { () -> Result<Int32?, PostgresError> in
                 do {
-                    let rows = try await reads.submit(PostgresStatement("SELECT 60 / $1::int4 WHERE $1::int4 <> 4", [.int32(divisor)]))
+                    let rows = try await reads.query(PostgresStatement("SELECT 60 / $1::int4 WHERE $1::int4 <> 4", [.int32(divisor)]))
                     return .success(rows.isEmpty ? nil : try rows[0].decode(0, as: Int32.self))
                 } catch let error as PostgresError {
                     return .failure(error)
@@ -66,7 +64,7 @@ import TestSupport
             return
         }
         #expect(error.sqlState == .divisionByZero)
-        let after = try await reads.submit(PostgresStatement("SELECT 7::int4"))
+        let after = try await reads.query(PostgresStatement("SELECT 7::int4"))
         #expect(try after[0].decode(0, as: Int32.self) == 7)
     }
 }

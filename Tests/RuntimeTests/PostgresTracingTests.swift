@@ -64,4 +64,41 @@ import Tracing
             #expect(!text.contains("secret"), "\(text)")
         }
     }
+
+    /// A read sent in a batch with others (`BatchedReads`) has its span in its own caller's
+    /// trace, named by its statement's summary; a failed one carries its SQLSTATE.
+    @Test func batchedReads_areSpansOfTheirCallersTraces() async throws {
+        let pool = try await TestDatabase.makePool()
+        defer { pool.close() }
+        let reads = BatchedReads(pool: pool)
+        let collector = SpanCollector()
+        let tracer = RuntimeTracer(sampleRatio: 1, sink: collector)
+        let roots = try await withTracer(tracer) {
+            try await withThrowingTaskGroup(of: SpanContext?.self) { group in
+                for n in Int32(0)..<8 {
+                    group.addTask {
+                        try await tracer.withSpan("root \(n)") { root in
+                            _ = try? await reads.query(PostgresStatement("SELECT 10 / $1::int4 FROM pg_class LIMIT 1", [.int32(n)]))
+                            return root.context.spanContext
+                        }
+                    }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+        }
+        #expect(roots.count == 8)
+        var failed = 0
+        for case let root? in roots {
+            let spans = collector.spans(inTrace: root.traceID)
+            let read = try #require(spans.first { $0.name == "SELECT pg_class" }, "no read span in \(spans.map(\.name))")
+            #expect(read.parentSpanID == root.spanID)
+            #expect(read.kind == .client)
+            #expect(read.attributes.get("db.system") == .string("postgresql"))
+            if read.status?.code == .error {
+                failed += 1
+                #expect(read.attributes.get("db.response.status_code") == .string("22012"))
+            }
+        }
+        #expect(failed == 1, "only the read dividing by zero failed")
+    }
 }

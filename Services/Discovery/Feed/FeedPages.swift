@@ -25,8 +25,8 @@ struct FeedPages: Sendable {
 
     let pool: PostgresPool
     let windows: FeedWindowCache
-    /// The kept window's stamp check, sent with other viewers' (`GroupCommitQueue(reads:)`).
-    let reads: GroupCommitQueue<PostgresStatement, PostgresRows>
+    /// The kept window's stamp check, sent with other viewers' (`BatchedReads`).
+    let reads: BatchedReads
 
     func page(_ query: Query) async throws -> [Row] {
         let key = FeedWindowCache.Key(viewer: query.viewer, app: query.app, filters: query.filters)
@@ -60,7 +60,7 @@ struct FeedPages: Sendable {
         var read: [UUID: Discovery.Card] = [:]
         let stamp: FeedStamp
         if missing.isEmpty {
-            stamp = try FeedStamp(try await reads.submit(stampRead))
+            stamp = try FeedStamp(try await reads.query(stampRead))
         } else {
             // The stamp after the cards: a change committed before the cards were read shows in it.
             let results = try await pool.withConnection { connection in

@@ -4,12 +4,12 @@ import RPC
 import Runtime
 
 /// `rendezvous.bench.v1.Bench`: a primary-key read, the same statement `pgbench -S` runs, sent
-/// with other calls' reads (`GroupCommitQueue(reads:)`, as identity's GetAccount and the feed's
+/// with other calls' reads (`BatchedReads`, as identity's GetAccount and the feed's
 /// window check are); and a profile-shaped upsert with or without its outbox event.
 struct BenchService: BenchProvider {
     let pool: PostgresPool
     let outbox: Outbox
-    let reads: GroupCommitQueue<PostgresStatement, PostgresRows>
+    let reads: BatchedReads
 
     /// The tables UpsertProfile writes, created at start-up when missing.
     static func ddl(outbox: Outbox) -> String {
@@ -25,7 +25,7 @@ struct BenchService: BenchProvider {
     }
 
     func getAccount(_ request: Bench.GetAccountRequest, context: ServerCallContext) async throws -> Bench.Account {
-        let rows = try await reads.submit(PostgresStatement("SELECT abalance FROM testsvc.pgbench_accounts WHERE aid = $1",
+        let rows = try await reads.query(PostgresStatement("SELECT abalance FROM testsvc.pgbench_accounts WHERE aid = $1",
                                                             [.int32(request.aid)]))
         guard let row = rows.first else {
             throw RPCError(code: .notFound, message: "no account \(request.aid)", reason: "ACCOUNT_NOT_FOUND")

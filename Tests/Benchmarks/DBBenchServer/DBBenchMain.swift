@@ -22,7 +22,7 @@ struct DBBenchMain {
             context.onShutdown("outbox notifier") { notifier.close() }
             context.addInterceptor(ServiceAuthInterceptor(credentials: try context.environment.acceptedServiceCredentials(),
                                                           methods: EventStreamService.internalMethods))
-            return [BenchService(pool: pool, outbox: outbox, reads: GroupCommitQueue(reads: pool)),
+            return [BenchService(pool: pool, outbox: outbox, reads: BatchedReads(pool: pool)),
                     EventStreamService(outbox: outbox, pool: pool, notifier: notifier)]
         }
     }
