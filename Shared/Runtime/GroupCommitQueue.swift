@@ -64,7 +64,9 @@ package final class GroupCommitQueue<Item: Sendable, Outcome: Sendable>: Sendabl
             }
             // On the caller's event loop when it has one: the runner then takes that loop's
             // pooled connections and answers the loop's callers with no hop between threads.
-            if startRunner { Task(executorPreference: EventLoop.current) { await self.run() } }
+            // Detached: a child task would inherit the task-locals of the call that started it,
+            // its trace among them, and put every batch the runner stores into that one trace.
+            if startRunner { Task.detached(executorPreference: EventLoop.current) { await self.run() } }
         }
     }
 
