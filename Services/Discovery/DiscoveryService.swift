@@ -59,7 +59,7 @@ struct DiscoveryService: DiscoveryProvider {
         // Most swipes make no match: recorded with the swipes that arrived meanwhile, one statement
         // and one commit for them all. A like that completes a match is recorded again in a
         // transaction with the match, so both or neither are kept.
-        if let response = try await answer(swipe, try await swipes.submit(swipe.record), on: nil) {
+        if let response = try await answer(swipe, try await pool.withTransactionSpan { try await swipes.submit(swipe.record) }, on: nil) {
             return response
         }
         return try await pool.withTransaction { connection in

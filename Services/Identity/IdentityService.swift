@@ -132,7 +132,7 @@ struct IdentityService: IdentityProvider {
         let policy = try settings.apps.policy(for: request.app)
         guard policy.allows(.anonymous) else { throw IdentityError.signInMethodNotAllowed }
         let signIn = AnonymousSignIn(policy: policy, deviceName: request.deviceName)
-        if let anonymousSignIns { return try await anonymousSignIns.submit(signIn) }
+        if let anonymousSignIns { return try await pool.withTransactionSpan { try await anonymousSignIns.submit(signIn) } }
         return try await signInAnonymously([signIn])[0]
     }
 

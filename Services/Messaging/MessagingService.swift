@@ -51,8 +51,8 @@ struct MessagingService: MessagingProvider {
             throw MessagingError.invalidClientMessageID
         }
         let body = try MessageBody(request.body)
-        switch try await sends.submit(MessageSend(conversation: id, sender: account, app: caller.app, clientMessageID: key,
-                                                body: body)) {
+        let send = MessageSend(conversation: id, sender: account, app: caller.app, clientMessageID: key, body: body)
+        switch try await pool.withTransactionSpan({ try await sends.submit(send) }) {
         case .stored(let message):
             return Messaging.SendMessageResponse(message: message, replayed: false)
         case .replayed(let earlier):

@@ -77,4 +77,10 @@ extension PostgresPool {
     ) async throws -> T {
         try await PostgresSpan.withRoundTrip(configuration, summary: { SQLSummary.of(statement.sql) }, body)
     }
+
+    /// Runs `body`, which waits for a transaction another task stores (a group commit's batch),
+    /// in the span the caller's own transaction would have had.
+    nonisolated(nonsending) package func withTransactionSpan<T>(_ body: () async throws -> T) async throws -> T {
+        try await PostgresSpan.withTransaction(configuration, body)
+    }
 }

@@ -105,4 +105,47 @@ import Tracing
         }
         #expect(failed == 1, "only the read dividing by zero failed")
     }
+
+    /// A write stored in a group commit's batch (`GroupCommitQueue`) shows in its caller's trace
+    /// as a transaction span of its own; the batch's statements, run by the queue's runner, join
+    /// no caller's trace.
+    @Test func groupCommittedWrites_areTransactionSpansOfTheirCallersTraces() async throws {
+        let pool = try await TestDatabase.makePool()
+        defer { pool.close() }
+        let table = TestDatabase.uniqueName("grouped")
+        try await pool.withConnection { try await $0.executeScript("CREATE TABLE \(table) (id int4)") }
+        let queue = GroupCommitQueue<Int32, Int32>(maxBatch: 8, maxRunning: 1) { ids in
+            try await pool.withTransaction { tx in
+                for id in ids { try await tx.execute("INSERT INTO \(table) (id) VALUES ($1)", [.int32(id)]) }
+                return ids
+            }
+        }
+        let collector = SpanCollector()
+        let tracer = RuntimeTracer(sampleRatio: 1, sink: collector)
+        let roots = try await withTracer(tracer) {
+            try await withThrowingTaskGroup(of: SpanContext?.self) { group in
+                for n in Int32(0)..<12 {
+                    group.addTask {
+                        try await tracer.withSpan("root \(n)") { root in
+                            let stored = try await pool.withTransactionSpan { try await queue.submit(n) }
+                            #expect(stored == n)
+                            return root.context.spanContext
+                        }
+                    }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+        }
+        #expect(roots.count == 12)
+        for case let root? in roots {
+            let spans = collector.spans(inTrace: root.traceID)
+            let transactions = spans.filter { $0.name == "postgresql transaction" }
+            #expect(spans.count == 2 && transactions.count == 1, "\(spans.map(\.name))")
+            let transaction = try #require(transactions.first)
+            #expect(transaction.parentSpanID == root.spanID)
+            #expect(transaction.attributes.get("db.system") == .string("postgresql"))
+        }
+        let stored = try await pool.withConnection { try await $0.query("SELECT count(*) FROM \(table)")[0].decode(0, as: Int64.self) }
+        #expect(stored == 12)
+    }
 }

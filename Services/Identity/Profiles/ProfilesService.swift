@@ -128,7 +128,7 @@ struct ProfilesService: ProfilesProvider {
         let update = try ProfileUpdate(request, policy: try apps.policy(for: caller.app))
         let call = OwnerUpdate(account: id, app: caller.app, update: update)
         guard let username = update.username else {
-            if let ownerUpdates { return try await ownerUpdates.submit(call).get() }
+            if let ownerUpdates { return try await pool.withTransactionSpan { try await ownerUpdates.submit(call) }.get() }
             return try await save([call])[0].get()
         }
         do {
