@@ -1,18 +1,20 @@
-import Tracing
+package import Tracing
 
 /// Spans of Postgres work, by the OpenTelemetry database conventions: `db.system` postgresql,
 /// the statement's summary as name and `db.query.summary`, `db.namespace`, and the server's
 /// address. Never the SQL's values or bound parameters.
 ///
 /// Only work inside a span (a call being served, a job's own span) is traced: a background
-/// poll on its own would make a trace of one statement every few milliseconds.
+/// poll on its own would make a trace of one statement every few milliseconds. Nor is work
+/// inside a span its tracer says is not recorded (`recordsSpans`): finding the process's tracer
+/// and starting a span cost about 9,000 instructions a statement, for a span nobody sees.
 enum PostgresSpan {
     /// Runs `body` (one round trip) in a client span named by `summary`, computed only when
     /// the span is recorded.
     nonisolated(nonsending) static func withRoundTrip<T>(
         _ configuration: PostgresConfiguration, summary: () -> String, _ body: () async throws -> T
     ) async throws -> T {
-        guard InstrumentationContext.current != nil else { return try await body() }
+        guard let context = InstrumentationContext.current, context.recordsSpans else { return try await body() }
         let span = InstrumentationSystem.tracer.startSpan("postgresql", ofKind: .client)
         if span.isRecording {
             let text = summary()
@@ -34,7 +36,7 @@ enum PostgresSpan {
     nonisolated(nonsending) static func withTransaction<T>(
         _ configuration: PostgresConfiguration, _ body: () async throws -> T
     ) async throws -> T {
-        guard InstrumentationContext.current != nil else { return try await body() }
+        guard let context = InstrumentationContext.current, context.recordsSpans else { return try await body() }
         let span = InstrumentationSystem.tracer.startSpan("postgresql transaction", ofKind: .client)
         if span.isRecording { describe(span, configuration) }
         defer { span.end() }
@@ -66,6 +68,21 @@ enum PostgresSpan {
         }
         span.setStatus(SpanStatus(code: .error))
     }
+}
+
+extension InstrumentationContext {
+    /// Whether spans started in this context are recorded; true when its tracer did not say (a
+    /// tracer other than the services' own). The services' tracer (`RuntimeTracer`) says false
+    /// for a trace it sampled out, and for every trace when nothing collects spans.
+    package var recordsSpans: Bool {
+        get { self[RecordsSpansKey.self] ?? true }
+        set { self[RecordsSpansKey.self] = newValue }
+    }
+}
+
+private enum RecordsSpansKey: InstrumentationContextKey {
+    typealias Value = Bool
+    static var nameOverride: String? { "records-spans" }
 }
 
 extension PostgresPool {

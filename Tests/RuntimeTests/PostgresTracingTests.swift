@@ -148,4 +148,25 @@ import Tracing
         let stored = try await pool.withConnection { try await $0.query("SELECT count(*) FROM \(table)")[0].decode(0, as: Int64.self) }
         #expect(stored == 12)
     }
+
+    /// A span its tracer does not record (a trace sampled out, or nothing collecting spans) says
+    /// so in its context, and the statements run under it start no span; a recorded one's do.
+    @Test(arguments: [(ratio: 0.0, collected: true, recorded: false), (1.0, false, false), (1.0, true, true)])
+    func unrecordedSpans_makeNoStatementSpans(ratio: Double, collected: Bool, recorded: Bool) async throws {
+        let pool = try await TestDatabase.makePool()
+        defer { pool.close() }
+        let collector = SpanCollector()
+        let tracer = RuntimeTracer(sampleRatio: ratio, sink: collected ? collector : nil)
+        let root = try await withTracer(tracer) {
+            try await tracer.withSpan("root") { root in
+                try await tracer.withSpan("child") { _ in
+                    #expect(InstrumentationContext.current?.recordsSpans == recorded)
+                    _ = try await pool.withConnection { try await $0.query("SELECT relname FROM pg_class LIMIT 1") }
+                }
+                return root.context.spanContext
+            }
+        }
+        let spans = collector.spans(inTrace: try #require(root).traceID)
+        #expect(spans.map(\.name).sorted() == (recorded ? ["SELECT pg_class", "child", "root"] : []))
+    }
 }

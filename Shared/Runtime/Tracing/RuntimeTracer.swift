@@ -1,3 +1,4 @@
+import Postgres
 import RPC
 package import Tracing
 
@@ -54,6 +55,8 @@ package struct RuntimeTracer: Tracer {
         }
         context.spanContext = spanContext
         let recordedBy = spanContext.isSampled ? sink : nil
+        // Postgres starts no span of its own where this one is not recorded.
+        if (recordedBy != nil) != context.recordsSpans { context.recordsSpans = recordedBy != nil }
         return RuntimeSpan(name: operationName, context: context, spanContext: spanContext, parentSpanID: parent?.spanID,
                            // Only a recorded span reports its start: no clock read for the rest.
                            kind: kind, startNanoseconds: recordedBy != nil ? instant().nanosecondsSinceEpoch : 0,
