@@ -14,9 +14,17 @@ extension Metadata {
     /// request ids differ on every call, so they are kept out of the HPACK table
     /// (`HTTP2Header.isIndexed`); the rest (a bearer token, say) is indexed and repeats cheaply.
     package func append(to headers: inout [HTTP2Header]) {
-        for field in headerFields {
-            let perCall = field.name.hasSuffix("-bin") || field.name == Self.requestIDKey
-            headers.append(HTTP2Header(field.name, field.value, indexed: !perCall))
+        // Room for every field at once, and no intermediate array (`headerFields`): this runs
+        // twice on every call (response headers and trailers).
+        headers.reserveCapacity(headers.count + count)
+        for element in self where !Metadata.isReserved(element.key) {
+            switch element.value {
+            case .string(let value):
+                let perCall = element.key == Self.requestIDKey || element.key.hasSuffix("-bin")
+                headers.append(HTTP2Header(element.key, value, indexed: !perCall))
+            case .binary(let bytes):
+                headers.append(HTTP2Header(element.key, Base64.encode(bytes), indexed: false))
+            }
         }
     }
 

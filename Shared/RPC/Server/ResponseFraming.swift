@@ -17,9 +17,13 @@ struct ResponseFraming: Sendable {
     /// The trailer frame's flag byte: bit 7 set, uncompressed.
     static let trailerFlag: UInt8 = 0x80
 
-    /// `:status 200`, the content type, `grpc-accept-encoding`, then `extraHeaders`.
-    func head() -> [HTTP2Header] {
-        var headers = RPCError.responseHead
+    /// `:status 200`, the content type, `grpc-accept-encoding`, then `extraHeaders`, with room
+    /// for `reserving` more fields (built once rather than copied from the shared head and
+    /// regrown: this runs on every call).
+    func head(reserving extra: Int = 0) -> [HTTP2Header] {
+        var headers: [HTTP2Header] = []
+        headers.reserveCapacity(RPCError.responseHead.count + extraHeaders.count + extra)
+        headers.append(contentsOf: RPCError.responseHead)
         if format != .grpc, let index = headers.firstIndex(where: { $0.name == "content-type" }) {
             headers[index].value = contentType
         }

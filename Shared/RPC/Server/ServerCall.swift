@@ -370,7 +370,7 @@ package final class ServerCall: HTTP2StreamDelegate, @unchecked Sendable {
     }
 
     private func responseHeaders() -> [HTTP2Header] {
-        var headers = framing.head()
+        var headers = framing.head(reserving: 1 + context.initialMetadata.count)
         if clientAcceptsGzip { headers.append(HTTP2Header("grpc-encoding", "gzip")) }
         context.initialMetadata.append(to: &headers)
         return headers
@@ -378,6 +378,7 @@ package final class ServerCall: HTTP2StreamDelegate, @unchecked Sendable {
 
     private func trailers(for status: RPCError?) -> [HTTP2Header] {
         var trailers: [HTTP2Header] = []
+        trailers.reserveCapacity(3 + context.trailingMetadata.count)
         if let status {
             status.appendStatusHeaders(to: &trailers)
         } else {
