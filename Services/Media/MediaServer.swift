@@ -33,7 +33,7 @@ struct MediaServer: Sendable {
         let auth = AuthInterceptor(verifier: verifier,
                                    publicMethods: serviceInterceptor.guardedMethods.union(MomentoEventsService.publicMethods),
                                    revocations: revocations, openBeforeAdmission: Self.openBeforeAdmission)
-        let photos = ProfilePhotosService(pool: pool, signer: signer, settings: settings)
+        let photos = ProfilePhotosService(pool: pool, signer: signer, settings: settings, reads: BatchedReads(pool: pool))
         let momento = MomentoEventsService(pool: pool, store: EventStore(outbox: outbox), signer: signer, settings: settings,
                                           events: events)
         services = [media, photos, momento, events]

@@ -39,7 +39,7 @@ struct MessagingServer: Sendable {
         let sends = GroupCommitQueue<MessageSend, MessageSend.Outcome>(maxBatch: settings.sendBatch, maxRunning: settings.sendRunners) { batch in
             try await pool.withConnection { try await MessageSendStore.send(batch, feed: feed, on: $0) }
         }
-        services = [MessagingService(pool: pool, tiers: tiers, feed: feed, sends: sends),
+        services = [MessagingService(pool: pool, tiers: tiers, feed: feed, sends: sends, reads: BatchedReads(pool: pool)),
                     RealtimeService(pool: pool, tiers: tiers, feed: feed, hub: hub),
                     EncountersService(pool: pool, store: encounters, settings: settings.encounters),
                     EventStreamService(outbox: events, pool: pool, notifier: eventsNotifier), PushService(pool: pool),

@@ -13,6 +13,8 @@ struct MessagingService: MessagingProvider {
     let feed: RealtimeFeed
     /// Stores sends in batches (group commit, `GroupCommitQueue`).
     let sends: GroupCommitQueue<MessageSend, MessageSend.Outcome>
+    /// GetUnreadCount's read, sent with other callers' (`BatchedReads`).
+    let reads: BatchedReads
 
     func listConversations(_ request: Messaging.ListConversationsRequest,
                            context: ServerCallContext) async throws -> Messaging.ListConversationsResponse {
@@ -123,7 +125,7 @@ struct MessagingService: MessagingProvider {
     func getUnreadCount(_ request: Messaging.GetUnreadCountRequest,
                         context: ServerCallContext) async throws -> Messaging.UnreadCount {
         let account = try context.requireAccount().accountUUID()
-        return try await pool.withConnection { try await ConversationStore.unread(of: account, on: $0) }
+        return try ConversationStore.unreadCount(try await reads.query(ConversationStore.unread(of: account)))
     }
 
     private static func call(_ conversationID: String,

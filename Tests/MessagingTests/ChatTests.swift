@@ -55,6 +55,29 @@ import Testing
         #expect(photo.message?.sequence == 26)
     }
 
+    /// GetUnreadCount's reads go to Postgres with other callers' (`BatchedReads`): many at once,
+    /// from several members, each answer is still the caller's own.
+    @Test func concurrentUnreadCounts_eachAnswerTheirCaller() async throws {
+        let members = try await MessagingMembers.make()
+        defer { members.close() }
+        var readers: [(member: Member, unread: Int32)] = []
+        for pair in 1...3 {
+            let (writer, reader) = (try await members.join(), try await members.join())
+            let id = try await members.match(writer, reader)
+            for n in 0..<pair { _ = try await members.send("hello \(n)", from: writer, in: id, instance: n % 2) }
+            readers.append((reader, Int32(pair)))
+        }
+        let answers = try await withThrowingTaskGroup(of: (Int32, Messaging.UnreadCount).self) { group in
+            for round in 0..<40 {
+                let (reader, unread) = readers[round % readers.count]
+                group.addTask { (unread, try await members.messaging[round % 2].getUnreadCount(.init(), options: reader.bearer)) }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(answers.count == 40)
+        for (unread, answer) in answers { #expect(answer == .init(total: unread, conversations: 1)) }
+    }
+
     @Test func onlyTheTwoMembers_readOrWrite_andBadInputHasReasons() async throws {
         let members = try await MessagingMembers.make()
         defer { members.close() }

@@ -3,6 +3,7 @@ import Contracts
 import Foundation
 import Postgres
 import RPC
+import Runtime
 
 /// `rendezvous.media.v1.ProfilePhotos`: ordered photo sets within the app's limits
 /// (profile_photos.proto).
@@ -10,6 +11,8 @@ struct ProfilePhotosService: ProfilePhotosProvider {
     let pool: PostgresPool
     let signer: URLSigner
     let settings: MediaSettings
+    /// GetPhotoSet's read, sent with other callers' (`BatchedReads`).
+    let reads: BatchedReads
 
     func getPhotoSet(_ request: ProfilePhotos.GetPhotoSetRequest, context: ServerCallContext) async throws -> ProfilePhotos.PhotoSet {
         let caller = try context.requireAccount()
@@ -19,11 +22,7 @@ struct ProfilePhotosService: ProfilePhotosProvider {
             account = id
         }
         // Another app's account has no set here (only blobs of the caller's app are listed).
-        let photos = try await pool.withConnection { connection in
-            try await connection.query("SELECT EXISTS (SELECT 1 FROM media.profile_photos p JOIN media.blobs b ON b.id = p.blob_id WHERE p.account_id = $1 AND b.app <> $2)",
-                                       [.uuid(account), .text(caller.app)])[0].decode(0, as: Bool.self)
-                ? [] : try await PhotoSetStore.photos(of: account, on: connection)
-        }
+        let photos = try PhotoSetStore.photos(try await reads.query(PhotoSetStore.photos(of: account, seenFrom: caller.app)))
         return set(of: account, app: caller.app, photos)
     }
 

@@ -100,16 +100,21 @@ enum ConversationStore {
         return (conversation, activity)
     }
 
-    /// Total unread messages of `account`, and in how many conversations.
-    static func unread(of account: UUID, on connection: Connection) async throws -> Messaging.UnreadCount {
-        let rows = try await connection.query("""
+    /// The read of `account`'s unread messages, in total and in how many conversations
+    /// (`unreadCount` reads its answer); GetUnreadCount sends it with other callers' reads.
+    static func unread(of account: UUID) -> PostgresStatement {
+        PostgresStatement("""
             SELECT coalesce(sum(n), 0)::int4, count(*) FILTER (WHERE n > 0)::int4 FROM (
                 SELECT (SELECT count(*) FROM messaging.messages x
                         WHERE x.conversation_id = m.conversation_id AND x.sender_id <> m.account_id
                           AND x.sequence > m.read_through) AS n
                 FROM messaging.members m WHERE m.account_id = $1) counts
             """, [.uuid(account)])
-        return Messaging.UnreadCount(total: try rows[0].decode(0), conversations: try rows[0].decode(1))
+    }
+
+    /// The count `unread(of:)`'s rows hold.
+    static func unreadCount(_ rows: PostgresRows) throws -> Messaging.UnreadCount {
+        Messaging.UnreadCount(total: try rows[0].decode(0), conversations: try rows[0].decode(1))
     }
 
     /// Moves `account`'s read marker in `id` forward to `sequence` (never back); returns the
