@@ -73,18 +73,8 @@ import Tracing
         let reads = BatchedReads(pool: pool)
         let collector = SpanCollector()
         let tracer = RuntimeTracer(sampleRatio: 1, sink: collector)
-        let roots = try await withTracer(tracer) {
-            try await withThrowingTaskGroup(of: SpanContext?.self) { group in
-                for n in Int32(0)..<8 {
-                    group.addTask {
-                        try await tracer.withSpan("root \(n)") { root in
-                            _ = try? await reads.query(PostgresStatement("SELECT 10 / $1::int4 FROM pg_class LIMIT 1", [.int32(n)]))
-                            return root.context.spanContext
-                        }
-                    }
-                }
-                return try await group.reduce(into: []) { $0.append($1) }
-            }
+        let roots = try await concurrentRoots(8, tracer: tracer) { n in
+            _ = try? await reads.query(PostgresStatement("SELECT 10 / $1::int4 FROM pg_class LIMIT 1", [.int32(n)]))
         }
         #expect(roots.count == 8)
         var failed = 0
@@ -122,19 +112,9 @@ import Tracing
         }
         let collector = SpanCollector()
         let tracer = RuntimeTracer(sampleRatio: 1, sink: collector)
-        let roots = try await withTracer(tracer) {
-            try await withThrowingTaskGroup(of: SpanContext?.self) { group in
-                for n in Int32(0)..<12 {
-                    group.addTask {
-                        try await tracer.withSpan("root \(n)") { root in
-                            let stored = try await pool.withTransactionSpan { try await queue.submit(n) }
-                            #expect(stored == n)
-                            return root.context.spanContext
-                        }
-                    }
-                }
-                return try await group.reduce(into: []) { $0.append($1) }
-            }
+        let roots = try await concurrentRoots(12, tracer: tracer) { n in
+            let stored = try await pool.withTransactionSpan { try await queue.submit(n) }
+            #expect(stored == n)
         }
         #expect(roots.count == 12)
         for case let root? in roots {
@@ -168,5 +148,25 @@ import Tracing
         }
         let spans = collector.spans(inTrace: try #require(root).traceID)
         #expect(spans.map(\.name).sorted() == (recorded ? ["SELECT pg_class", "child", "root"] : []))
+    }
+
+    /// Runs `body` for 0..<count concurrently, each under a traced root span of its own, and
+    /// answers the roots' contexts.
+    private func concurrentRoots(
+        _ count: Int32, tracer: RuntimeTracer, _ body: @escaping @Sendable (Int32) async throws -> Void
+    ) async throws -> [SpanContext?] {
+        try await withTracer(tracer) {
+            try await withThrowingTaskGroup(of: SpanContext?.self) { group in
+                for n in Int32(0)..<count {
+                    group.addTask {
+                        try await tracer.withSpan("root \(n)") { root in
+                            try await body(n)
+                            return root.context.spanContext
+                        }
+                    }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+        }
     }
 }

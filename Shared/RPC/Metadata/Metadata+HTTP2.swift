@@ -17,14 +17,9 @@ extension Metadata {
         // Room for every field at once, and no intermediate array (`headerFields`): this runs
         // twice on every call (response headers and trailers).
         headers.reserveCapacity(headers.count + count)
-        for element in self where !Metadata.isReserved(element.key) {
-            switch element.value {
-            case .string(let value):
-                let perCall = element.key == Self.requestIDKey || element.key.hasSuffix("-bin")
-                headers.append(HTTP2Header(element.key, value, indexed: !perCall))
-            case .binary(let bytes):
-                headers.append(HTTP2Header(element.key, Base64.encode(bytes), indexed: false))
-            }
+        forEachHeaderField { name, value, isBinary in
+            let perCall = isBinary || name == Self.requestIDKey || name.hasSuffix("-bin")
+            headers.append(HTTP2Header(name, value, indexed: !perCall))
         }
     }
 

@@ -19,11 +19,19 @@ extension Metadata {
 
     /// This metadata as header fields, skipping reserved names; `-bin` values in base64.
     package var headerFields: [(name: String, value: String)] {
-        compactMap { element in
-            guard !Metadata.isReserved(element.key) else { return nil }
+        var fields: [(name: String, value: String)] = []
+        fields.reserveCapacity(count)
+        forEachHeaderField { name, value, _ in fields.append((name, value)) }
+        return fields
+    }
+
+    /// Calls `body` with each field this metadata sends, in order, skipping reserved names;
+    /// a binary value comes base64-encoded, with `isBinary` set.
+    package func forEachHeaderField(_ body: (_ name: String, _ value: String, _ isBinary: Bool) -> Void) {
+        for element in self where !Metadata.isReserved(element.key) {
             switch element.value {
-            case .string(let value): return (element.key, value)
-            case .binary(let bytes): return (element.key, Base64.encode(bytes))
+            case .string(let value): body(element.key, value, false)
+            case .binary(let bytes): body(element.key, Base64.encode(bytes), true)
             }
         }
     }
