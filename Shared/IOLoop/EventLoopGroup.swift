@@ -3,15 +3,15 @@ import Glibc
 #endif
 import Synchronization
 
-/// A fixed set of event loops, one per core by default, handed out round-robin.
+/// A fixed set of event loops, one per core the process may use by default (`AvailableCores`),
+/// handed out round-robin.
 package final class EventLoopGroup: Sendable {
     package let loops: [EventLoop]
     private let nextIndex = Atomic<UInt>(0)
 
-    /// Creates `count` loops (the number of online cores when nil).
+    /// Creates `count` loops (`AvailableCores.count` when nil).
     package init(loopCount count: Int? = nil, name: String = "rv-loop") throws {
-        let cores = Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))
-        let total = max(1, count ?? cores)
+        let total = max(1, count ?? AvailableCores.count)
         var loops: [EventLoop] = []
         for index in 0..<total { loops.append(try EventLoop(name: "\(name)-\(index)")) }
         self.loops = loops

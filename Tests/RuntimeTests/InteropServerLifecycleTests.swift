@@ -60,6 +60,37 @@ import TestSupport
         #expect(logs.contains(#""rpc.method":"/grpc.testing.TestService/StreamingOutputCall""#))
     }
 
+    /// A process allowed one CPU (taskset here; a container's CPU limit of 1 the same way)
+    /// serves on one event loop, and says so as it starts.
+    @Test(.timeLimit(.minutes(1)))
+    func pinnedToOneCPU_servesOnOneEventLoop() async throws {
+        let server = try LaunchedServer.start(environment: ["RV_LOG_FORMAT": "json"], launcher: ["taskset", "-c", "0"])
+        defer { server.killIfRunning() }
+        #expect(try await HTTPProbe.get("/readyz", port: server.adminPort).status == 200)
+        kill(server.process.processIdentifier, SIGTERM)  // its log is complete once it exited
+        #expect(await server.waitForExit(timeout: .seconds(12)))
+        let logs = server.standardError()
+        #expect(logs.contains(#""event_loops":1,"#), "log:\n\(logs)")
+    }
+
+    /// A container's CPU limit is its cgroup's quota: a process in a cgroup allowed half a CPU
+    /// (a real one, made here: cgroup v1's `cpu` controller, as on this kind of host) serves on
+    /// one event loop, not one per core of the machine.
+    @Test(.timeLimit(.minutes(1)), .enabled(if: CPUCgroup.writable, "needs root and cgroup v1's cpu controller"))
+    func inACgroupWithHalfACPU_servesOnOneEventLoop() async throws {
+        let cgroup = try CPUCgroup(quotaMicroseconds: 50_000)
+        defer { cgroup.remove() }
+        let server = try LaunchedServer.start(environment: ["RV_LOG_FORMAT": "json"],
+                                              launcher: ["sh", "-c", #"echo $$ > "$RV_CGROUP/cgroup.procs" && exec "$0" "$@""#],
+                                              extraEnvironment: ["RV_CGROUP": cgroup.path])
+        defer { server.killIfRunning() }
+        #expect(try await HTTPProbe.get("/readyz", port: server.adminPort).status == 200)
+        kill(server.process.processIdentifier, SIGTERM)
+        #expect(await server.waitForExit(timeout: .seconds(12)))
+        let logs = server.standardError()
+        #expect(logs.contains(#""event_loops":1,"#), "log:\n\(logs)")
+    }
+
     @Test func badConfiguration_exitsTwoNamingTheVariable() async throws {
         let executable = try RepositoryPaths.builtExecutable("interop-server")
         let result = try await Subprocess.run(executable, ["--port", "0"], environment: ["RV_LOG_LEVEL": "chatty"],
@@ -84,12 +115,20 @@ final class LaunchedServer: @unchecked Sendable {
         self.logFile = logFile
     }
 
-    static func start(environment: [String: String]) throws -> LaunchedServer {
+    /// `launcher`: a command (found on PATH) that runs the server, e.g. `["taskset", "-c", "0"]`.
+    static func start(environment: [String: String], launcher: [String] = [],
+                      extraEnvironment: [String: String] = [:]) throws -> LaunchedServer {
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: try RepositoryPaths.builtExecutable("interop-server"))
-        process.arguments = ["--port", "0"]
+        let executable = try RepositoryPaths.builtExecutable("interop-server")
+        if launcher.isEmpty {
+            process.executableURL = URL(fileURLWithPath: executable)
+            process.arguments = ["--port", "0"]
+        } else {
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+            process.arguments = launcher + [executable, "--port", "0"]
+        }
         var env = ProcessInfo.processInfo.environment
-        for (key, value) in environment { env[key] = value }
+        for (key, value) in environment.merging(extraEnvironment, uniquingKeysWith: { $1 }) { env[key] = value }
         process.environment = env
         let output = Pipe()
         process.standardOutput = output
@@ -137,4 +176,22 @@ final class LaunchedServer: @unchecked Sendable {
         if process.isRunning { kill(process.processIdentifier, SIGKILL) }
         try? FileManager.default.removeItem(atPath: logFile)
     }
+}
+
+/// A cgroup of cgroup v1's `cpu` controller with a CPU quota, made for one test.
+struct CPUCgroup {
+    static let hierarchy = "/sys/fs/cgroup/cpu"
+    static var writable: Bool { getuid() == 0 && access(hierarchy + "/cpu.cfs_quota_us", W_OK) == 0 }
+
+    let path = hierarchy + "/rv-test-\(UUID().uuidString.prefix(8))"
+
+    /// The quota per 100 ms period.
+    init(quotaMicroseconds: Int) throws {
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: false)
+        try "100000".write(toFile: path + "/cpu.cfs_period_us", atomically: false, encoding: .utf8)
+        try "\(quotaMicroseconds)".write(toFile: path + "/cpu.cfs_quota_us", atomically: false, encoding: .utf8)
+    }
+
+    /// Removes it once its processes have exited.
+    func remove() { rmdir(path) }
 }

@@ -7,7 +7,8 @@ package import Wire
 package struct RPCServerConfiguration: Sendable {
     package var host = "127.0.0.1"
     package var port = 0
-    /// Event loops; one per core when nil.
+    /// Event loops; one per core the process may use when nil (`AvailableCores`: its affinity
+    /// and its container's CPU limit).
     package var loopCount: Int?
     package var maxReceiveMessageSize = 4 << 20
     package var maxSendMessageSize = 16 << 20
@@ -70,6 +71,9 @@ package final class RPCServer: Sendable {
     }
 
     package var port: Int { http2.port }
+
+    /// The event loops serving calls.
+    package var loopCount: Int { group.loops.count }
 
     /// Response bytes held in memory for slow or stalled clients (see `HTTP2Counters`).
     package var bufferedOutboundBytes: Int { http2.counters.bufferedOutboundBytes }

@@ -125,6 +125,7 @@ package enum ServiceMain {
             "host": .string(addresses.host), "port": .stringConvertible(addresses.port),
             "admin_port": .stringConvertible(addresses.adminPort),
             "tls": .stringConvertible(configuration.tls != nil),
+            "event_loops": .stringConvertible(server.loopCount),
         ])
         onListening(addresses)
 
