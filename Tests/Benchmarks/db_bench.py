@@ -16,6 +16,11 @@ peer; at 16 streams each of h2load's 16 connections has one call in flight, so e
 write of its own). pgbench's is what one statement alone costs; reads sent together cost less
 each, so that column is no longer a floor for the server's Postgres half.
 
+Beside each bare run, the same server with one event loop (RV_LOOP_COUNT=1, which is what a
+service limited to 1 CPU runs: see AvailableCores), in turn with the default (one loop per core):
+on this 2-core box, where h2load and Postgres share the cores with the server, the two loops'
+threads wake each other and their peers more than one loop does.
+
 Next to each bare run, identity's authenticated GetAccount (bearer-token verification, the
 account's row with its credentials) driven the same way by h2load with one access token, so the
 ratio the platform work targets compares two servers under one load generator in one run. The
@@ -360,13 +365,20 @@ def main():
                RV_DBBENCH_POOL_SIZE=os.environ.get("RV_DBBENCH_POOL_SIZE", "16"), RV_LOG_LEVEL="warning",
                RV_SERVICE_CREDENTIALS=f"dbbench={BENCH_SECRET}")
     server = subprocess.Popen([server_path], env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
-    rows = []
+    one_loop_port = free_port()
+    one_loop = subprocess.Popen([server_path], env=dict(env, RV_DBBENCH_PORT=str(one_loop_port),
+                                                        RV_DBBENCH_ADMIN_PORT=str(free_port()), RV_LOOP_COUNT="1"),
+                                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    rows, one_loop_rows = [], []
     try:
         wait_for_listening(server)
+        wait_for_listening(one_loop)
         url = f"http://127.0.0.1:{port}/rendezvous.bench.v1.Bench/GetAccount"
+        one_loop_url = f"http://127.0.0.1:{one_loop_port}/rendezvous.bench.v1.Bench/GetAccount"
         headers = ["-H", "content-type: application/grpc", "-H", "te: trailers"]
-        subprocess.run(["h2load", "-n", "20000", "-c", "4", "-m", "4", *headers, "-d", body_file, url],
-                       capture_output=True, timeout=120)  # warm-up: pool connections, prepared statements
+        for warmed in (url, one_loop_url):  # warm-up: pool connections, prepared statements
+            subprocess.run(["h2load", "-n", "20000", "-c", "4", "-m", "4", *headers, "-d", body_file, warmed],
+                           capture_output=True, timeout=120)
         identity, identity_port, token = start_identity()
         auth = ["-H", f"authorization: Bearer {token}"]
         identity_url = f"http://127.0.0.1:{identity_port}/rendezvous.identity.v1.Identity/GetAccount"
@@ -378,10 +390,12 @@ def main():
         auth_rows, floors = [], []
         try:
             for streams in (16, 64):
-                bare, authed = [], []
+                bare, authed, single = [], [], []
                 for turn in range(ROUNDS):
                     bare.append(h2load_run(url, body_file, 16, streams // 16, os.path.join(work, f"bare-{streams}-{turn}.log"),
                                            server))
+                    single.append(h2load_run(one_loop_url, body_file, 16, streams // 16,
+                                             os.path.join(work, f"one-loop-{streams}-{turn}.log"), one_loop))
                     authed.append(h2load_run(identity_url, empty_body, 16, streams // 16,
                                              os.path.join(work, f"auth-{streams}-{turn}.log"), identity, auth))
                 tps, pg_latency, pg_client, pg_client_kernel = pgbench(streams)
@@ -390,6 +404,9 @@ def main():
                 floors.append((h2_client, h2_client_kernel, pg_client, pg_client_kernel))
                 rows.append((streams, rps, 0, sum(r[1] for r in bare), percentile(lat, 0.5), percentile(lat, 0.99), cpu,
                              tps, pg_latency, kernel_cpu))
+                one_loop_rows.append((streams, sorted(single, key=lambda r: r[0])[len(single) // 2],
+                                      sum(r[1] for r in single), [per_call_us(r[3], r[0]) for r in single],
+                                      [per_call_us(r[3], r[0]) for r in bare]))
                 a_rps, _, a_lat, a_cpu, *_ = sorted(authed, key=lambda r: r[0])[len(authed) // 2]
                 # h2load counts HTTP 200 as success; a refused call (grpc-status in trailers) carries no
                 # message, so every answer must have carried an Account.
@@ -424,6 +441,16 @@ def main():
                   f"{total:7.1f} ({total_kernel:4.1f}) {server_cpu:7.1f} ({server_kernel:4.1f})  "
                   f"server's user space {server_cpu - server_kernel:.1f} µs; its kernel part against h2load's: "
                   f"{server_kernel - h2_kernel:+.1f} µs")
+        print(f"\nthe same server with one event loop (RV_LOOP_COUNT=1, a service under a 1-CPU limit), in turn "
+              f"with the one above: median round, and each round's µs CPU/call against the default's")
+        print(f"{'streams':>7} {'RPC/s':>9} {'fail':>5} {'p50 ms':>7} {'p99 ms':>7} {'srv CPU':>8} {'µs CPU/call':>12} "
+              f"{'kernel µs':>10}")
+        for streams, (rps, _, lat, cpu, _, kernel_cpu, *_), failed, single_us, bare_us in one_loop_rows:
+            per_call = per_call_us(cpu, rps)
+            print(f"{streams:7d} {rps:9.0f} {failed:5d} {percentile(lat, 0.5)/1000:7.3f} {percentile(lat, 0.99)/1000:7.3f} "
+                  f"{cpu:7.0f}% {per_call:12.1f} {per_call_us(kernel_cpu, rps):10.1f}  "
+                  f"target 30 µs/call: {'met' if per_call <= 30 else 'NOT met'}  (rounds: "
+                  f"{', '.join(f'{a:.1f} vs {b:.1f}' for a, b in zip(single_us, bare_us))})")
         print(f"\nidentity's authenticated GetAccount (bearer token) next to the bare GetAccount above, both by h2load, "
               f"in turn {ROUNDS} times: median rounds, median ratio")
         print(f"{'streams':>7} {'RPC/s':>9} {'fail':>5} {'p50 ms':>7} {'p99 ms':>7} {'srv CPU':>8} {'µs CPU/call':>12} {'bare µs/call':>13} {'auth/bare':>10}")
@@ -433,12 +460,14 @@ def main():
             verdict = "met" if ratio >= 0.60 else "NOT met"
             print(f"{streams:7d} {a_rps:9.0f} {a_failed:5d} {p50/1000:7.3f} {p99/1000:7.3f} {a_cpu:7.0f}% {per_call:12.0f} "
                   f"{bare_per_call:13.0f} {ratio:9.0%}  target 60%: {verdict}  (rounds: {', '.join(f'{r:.0%}' for r in ratios)})")
-        rows = [r[:3] + (r[3] + sum(a[2] for a in auth_rows if a[0] == r[0]),) + r[4:] for r in rows]
+        rows = [r[:3] + (r[3] + sum(a[2] for a in auth_rows if a[0] == r[0])
+                         + sum(o[2] for o in one_loop_rows if o[0] == r[0]),) + r[4:] for r in rows]
         failures = sum(r[3] for r in rows) + outbox_cost(port, work, server)
         print(f"{len(rows) if not failures else 0} passed, {1 if failures else 0} failed")
         return 1 if failures else 0
     finally:
         stop(server)
+        stop(one_loop)
         shutil.rmtree(work, ignore_errors=True)
 
 

@@ -2,8 +2,8 @@ import Foundation
 
 /// What one action costs the server side (services, edge and Postgres), measured alone: the
 /// users idle for a while (their streams open) gives the baseline; then each scheduled action
-/// runs by itself at a rate high enough to measure, and its CPU above the baseline is divided
-/// by the actions answered.
+/// runs by itself at a rate high enough to measure, and each part's CPU above its baseline is
+/// divided by the actions answered.
 enum Calibration {
     /// Actions per second each action is driven at while measured (slow ones lower).
     static func rate(_ action: UserModel.Action) -> Double {
@@ -14,14 +14,14 @@ enum Calibration {
         }
     }
 
-    /// Server CPU seconds per answered action.
-    static func run(world: World, seconds: Int) async -> [UserModel.Action: Double] {
+    /// CPU seconds per answered action, by part of the server side (`CPUReading.parts` but the client).
+    static func run(world: World, seconds: Int) async -> [UserModel.Action: [String: Double]] {
         let users = world.users
         let length = Duration.seconds(seconds)
         let idleStart = CPUReading(world.stack)
         try? await Task.sleep(for: length)
-        let idlePerSecond = (CPUReading(world.stack) - idleStart).server / Double(seconds)
-        var costs: [UserModel.Action: Double] = [:]
+        let idle = CPUReading(world.stack) - idleStart
+        var costs: [UserModel.Action: [String: Double]] = [:]
         for action in UserModel.Action.allCases {
             let modelRate = users.reduce(0.0) { total, user in
                 total + (UserModel.rates(user.app).first { $0.action == action }?.perMinute ?? 0) / 60
@@ -33,10 +33,16 @@ enum Calibration {
             let start = ContinuousClock.now
             await OpenLoop.run(arrivals, users: users, world: world)
             let elapsed = ContinuousClock.now - start
-            let used = (CPUReading(world.stack) - before).server
-                - idlePerSecond * (Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
+            let used = CPUReading(world.stack) - before
+            let idleShare = (Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18) / Double(seconds)
             let answered = book.snapshot[action].map { Int($0.latencies.totalCount) } ?? 0
-            if answered > 0 { costs[action] = max(0, used) / Double(answered) }
+            guard answered > 0 else { continue }
+            var parts: [String: Double] = [:]
+            for part in CPUReading.parts where part != "client" {
+                let above = (used.seconds[part] ?? 0) - (idle.seconds[part] ?? 0) * idleShare
+                parts[part] = max(0, above) / Double(answered)
+            }
+            costs[action] = parts
         }
         _ = world.deliveries.takeLost(scheduledBefore: .now)
         return costs

@@ -50,14 +50,18 @@ enum Report {
         return lines.joined(separator: "\n")
     }
 
-    static func mostExpensive(_ costs: [UserModel.Action: Double], in step: Step) -> String {
-        let totals = costs.map { action, perCall in
-            (action, perCall, perCall * Double(step.outcomes[action]?.latencies.totalCount ?? 0) / step.seconds)
-        }.sorted { $0.2 > $1.2 }
+    /// The five actions costing the most, each with where its CPU goes (parts over 5 % of it).
+    static func mostExpensive(_ costs: [UserModel.Action: [String: Double]], in step: Step) -> String {
+        let totals = costs.map { action, parts in
+            let perCall = parts.values.reduce(0, +)
+            return (action, parts, perCall, perCall * Double(step.outcomes[action]?.latencies.totalCount ?? 0) / step.seconds)
+        }.sorted { $0.3 > $1.3 }
         var lines = ["", "the five actions costing the most server CPU in the held step (cost of one measured alone × count):",
-                     pad("action", 52) + "  µs each  CPU % of a core"]
-        for (action, perCall, perSecond) in totals.prefix(5) {
-            lines.append(pad(action.rawValue, 52) + String(format: " %8.0f %12.1f", perCall * 1e6, 100 * perSecond))
+                     pad("action", 52) + "  µs each  CPU % of a core  µs each by part"]
+        for (action, parts, perCall, perSecond) in totals.prefix(5) {
+            let split = parts.filter { $0.value >= 0.05 * perCall }.sorted { $0.value > $1.value }
+                .map { "\($0.key) \(Int(($0.value * 1e6).rounded()))" }.joined(separator: ", ")
+            lines.append(pad(action.rawValue, 52) + String(format: " %8.0f %12.1f  ", perCall * 1e6, 100 * perSecond) + split)
         }
         return lines.joined(separator: "\n")
     }
