@@ -21,6 +21,8 @@ package final class FakeAPNs: Sendable {
         package var payload: [String: JSONValue]
         package var status: Int
         package var apnsID: String?
+        /// When the fake received it.
+        package var receivedAt = Date()
 
         package var aps: [String: JSONValue] { payload["aps"]?.objectValue ?? [:] }
         package var category: String? { aps["category"]?.stringValue }

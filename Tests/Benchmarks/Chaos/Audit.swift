@@ -33,6 +33,24 @@ struct Audit {
         return counts
     }
 
+    /// What a push that reached APNs twice left behind, for the report: when each accepted
+    /// request arrived, and each of its jobs' delivery rows (leases, the sender's attempts).
+    static func pushedTwice(token: String, collapseID: String, apns: FakeAPNs, admin: PostgresPool) async throws -> String {
+        let clock = Date.FormatStyle(timeZone: TimeZone(identifier: "UTC")!).hour(.twoDigits(amPM: .omitted)).minute().second().secondFraction(.fractional(3))
+        let arrivals = apns.allRequests.filter { $0.status == 200 && $0.deviceToken == token && $0.collapseID == collapseID }
+            .map { $0.receivedAt.formatted(clock) }
+        let rows = try await admin.withConnection { connection in
+            try await connection.query("""
+                SELECT j.id::text || ' (leases ' || j.leases || ', attempts ' || d.attempts || ', logged '
+                       || to_char(d.sent_at AT TIME ZONE 'UTC', 'HH24:MI:SS.MS') || ')'
+                FROM messaging.push_jobs j LEFT JOIN messaging.push_deliveries d ON d.job_id = j.id
+                WHERE j.collapse_id = $1
+                """, [.text(collapseID)])
+        }
+        let jobs = try rows.map { try $0.decode(0, as: String?.self) ?? "a job with no delivery logged" }
+        return "\(collapseID) accepted at \(arrivals.joined(separator: " and ")) UTC; its jobs: \(jobs.joined(separator: ", "))"
+    }
+
     static func run(chat: ChatLoad, matches: MatchLoad, groups: GroupLoad, ledger: LedgerLoad, consent: ConsentLoad,
                     encounters: EncounterLoad, apns: FakeAPNs) async throws -> Audit {
         let admin = try await TestDatabase.makeAdminPool(poolSize: 1)
@@ -50,6 +68,7 @@ struct Audit {
             """, sent.map(\.clientMessageID))
         let arrivals = chat.arrivals
         var missed = 0, repeated = 0, pushMissing = 0, pushTwice = 0, unacknowledged = 0
+        var twice: [(token: String, messageID: String)] = []
         for message in sent {
             let count = stored[message.clientMessageID] ?? 0
             guard let messageID = message.messageID else {
@@ -69,11 +88,16 @@ struct Audit {
             switch delivered["\(token) \(messageID)"] ?? 0 {
             case 0: pushMissing += 1
             case 1: break
-            default: pushTwice += 1
+            default:
+                pushTwice += 1
+                twice.append((token, messageID))
             }
         }
         messages.notes = ["realtime: \(missed) missed, \(repeated) repeated", "pushes: \(pushMissing) missing, \(pushTwice) twice",
                           "\(unacknowledged) never acknowledged, even sent again"]
+        for (token, messageID) in twice.prefix(3) {
+            messages.notes.append(try await Self.pushedTwice(token: token, collapseID: messageID, apns: apns, admin: admin))
+        }
         messages.lost += missed + pushMissing
         messages.duplicated += repeated + pushTwice
         audit.lines.append(messages)
