@@ -19,8 +19,7 @@ package enum AvailableCores {
     /// `cpus` capped by the CPU quota of the calling thread's cgroup, with the files read under
     /// `root` (empty for the real ones; a folder holding `proc/…` and `sys/…` in tests).
     package static func resolve(cpus: Int, root: String) -> Int {
-        guard let quota = cpuQuota(root: root) else { return max(1, cpus) }
-        return max(1, min(cpus, quota))
+        max(1, min(cpus, cpuQuota(root: root) ?? cpus))
     }
 
     /// The quota in whole CPUs (rounded up), or nil when no cgroup on the way limits it.
@@ -40,7 +39,7 @@ package enum AvailableCores {
     }
 
     /// A mounted cgroup hierarchy that holds CPU quotas.
-    struct CgroupMount: Equatable {
+    struct CgroupMount {
         enum Version { case v1, v2 }
         var version: Version
         /// The cgroup this mount shows at its mount point (`/` inside a cgroup namespace).
@@ -87,12 +86,7 @@ package enum AvailableCores {
     /// outside the mount's root (a namespace that hides the host's path) is the mount point.
     static func folders(from path: String, mountRoot: String, mountPoint: String) -> [String] {
         let base = mountRoot == "/" ? "" : mountRoot
-        var relative: Substring = ""
-        if path == mountRoot {
-            relative = ""
-        } else if path.hasPrefix(base + "/") {
-            relative = path.dropFirst(base.count + 1)
-        }
+        let relative = path.hasPrefix(base + "/") ? path.dropFirst(base.count + 1) : ""
         var parts = relative.split(separator: "/")
         var folders: [String] = []
         while true {

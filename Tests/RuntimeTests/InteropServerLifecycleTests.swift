@@ -66,11 +66,7 @@ import TestSupport
     func pinnedToOneCPU_servesOnOneEventLoop() async throws {
         let server = try LaunchedServer.start(environment: ["RV_LOG_FORMAT": "json"], launcher: ["taskset", "-c", "0"])
         defer { server.killIfRunning() }
-        #expect(try await HTTPProbe.get("/readyz", port: server.adminPort).status == 200)
-        kill(server.process.processIdentifier, SIGTERM)  // its log is complete once it exited
-        #expect(await server.waitForExit(timeout: .seconds(12)))
-        let logs = server.standardError()
-        #expect(logs.contains(#""event_loops":1,"#), "log:\n\(logs)")
+        try await expectServedOnOneEventLoop(server)
     }
 
     /// A container's CPU limit is its cgroup's quota: a process in a cgroup allowed half a CPU
@@ -80,10 +76,14 @@ import TestSupport
     func inACgroupWithHalfACPU_servesOnOneEventLoop() async throws {
         let cgroup = try CPUCgroup(quotaMicroseconds: 50_000)
         defer { cgroup.remove() }
-        let server = try LaunchedServer.start(environment: ["RV_LOG_FORMAT": "json"],
-                                              launcher: ["sh", "-c", #"echo $$ > "$RV_CGROUP/cgroup.procs" && exec "$0" "$@""#],
-                                              extraEnvironment: ["RV_CGROUP": cgroup.path])
+        let server = try LaunchedServer.start(environment: ["RV_LOG_FORMAT": "json", "RV_CGROUP": cgroup.path],
+                                              launcher: ["sh", "-c", #"echo $$ > "$RV_CGROUP/cgroup.procs" && exec "$0" "$@""#])
         defer { server.killIfRunning() }
+        try await expectServedOnOneEventLoop(server)
+    }
+
+    /// Once ready, stopped (its log is complete once it exited): its "serving" line says one loop.
+    private func expectServedOnOneEventLoop(_ server: LaunchedServer) async throws {
         #expect(try await HTTPProbe.get("/readyz", port: server.adminPort).status == 200)
         kill(server.process.processIdentifier, SIGTERM)
         #expect(await server.waitForExit(timeout: .seconds(12)))
@@ -116,8 +116,7 @@ final class LaunchedServer: @unchecked Sendable {
     }
 
     /// `launcher`: a command (found on PATH) that runs the server, e.g. `["taskset", "-c", "0"]`.
-    static func start(environment: [String: String], launcher: [String] = [],
-                      extraEnvironment: [String: String] = [:]) throws -> LaunchedServer {
+    static func start(environment: [String: String], launcher: [String] = []) throws -> LaunchedServer {
         let process = Process()
         let executable = try RepositoryPaths.builtExecutable("interop-server")
         if launcher.isEmpty {
@@ -128,7 +127,7 @@ final class LaunchedServer: @unchecked Sendable {
             process.arguments = launcher + [executable, "--port", "0"]
         }
         var env = ProcessInfo.processInfo.environment
-        for (key, value) in environment.merging(extraEnvironment, uniquingKeysWith: { $1 }) { env[key] = value }
+        for (key, value) in environment { env[key] = value }
         process.environment = env
         let output = Pipe()
         process.standardOutput = output

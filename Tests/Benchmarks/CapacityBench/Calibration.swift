@@ -34,7 +34,7 @@ enum Calibration {
             await OpenLoop.run(arrivals, users: users, world: world)
             let elapsed = ContinuousClock.now - start
             let used = CPUReading(world.stack) - before
-            let idleShare = (Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18) / Double(seconds)
+            let idleShare = Report.seconds(elapsed) / Double(seconds)
             let answered = book.snapshot[action].map { Int($0.latencies.totalCount) } ?? 0
             guard answered > 0 else { continue }
             var parts: [String: Double] = [:]

@@ -67,7 +67,7 @@ struct Audit {
             WHERE client_message_id = ANY(string_to_array($1, ',')) GROUP BY 1
             """, sent.map(\.clientMessageID))
         let arrivals = chat.arrivals
-        var missed = 0, repeated = 0, pushMissing = 0, pushTwice = 0, unacknowledged = 0
+        var missed = 0, repeated = 0, pushMissing = 0, unacknowledged = 0
         var twice: [(token: String, messageID: String)] = []
         for message in sent {
             let count = stored[message.clientMessageID] ?? 0
@@ -88,18 +88,16 @@ struct Audit {
             switch delivered["\(token) \(messageID)"] ?? 0 {
             case 0: pushMissing += 1
             case 1: break
-            default:
-                pushTwice += 1
-                twice.append((token, messageID))
+            default: twice.append((token, messageID))
             }
         }
-        messages.notes = ["realtime: \(missed) missed, \(repeated) repeated", "pushes: \(pushMissing) missing, \(pushTwice) twice",
+        messages.notes = ["realtime: \(missed) missed, \(repeated) repeated", "pushes: \(pushMissing) missing, \(twice.count) twice",
                           "\(unacknowledged) never acknowledged, even sent again"]
         for (token, messageID) in twice.prefix(3) {
             messages.notes.append(try await Self.pushedTwice(token: token, collapseID: messageID, apns: apns, admin: admin))
         }
         messages.lost += missed + pushMissing
-        messages.duplicated += repeated + pushTwice
+        messages.duplicated += repeated + twice.count
         audit.lines.append(messages)
 
         // Matches: one per pair, its conversation once (messaging applied MatchCreated once),
