@@ -195,7 +195,7 @@ let package = Package(
                                                             "CryptoCore", "HTTP2", "Wire", "Auth", "Runtime",
                                                             .product(name: "Logging", package: "swift-log")],
                     swiftSettings: swiftSettings),
-        .testTarget(name: "RuntimeTests", dependencies: ["Runtime", "RPC", "Contracts", "Postgres", "TestSupport", "Auth"],
+        .testTarget(name: "RuntimeTests", dependencies: ["Runtime", "IOLoop", "RPC", "Contracts", "Postgres", "TestSupport", "Auth"],
                     exclude: ["Fixtures"], swiftSettings: swiftSettings),
         .testTarget(name: "ProtocGenTests", dependencies: ["ProtocGen", "Contracts", "RPC", "Wire", "TestSupport"],
                     exclude: ["Fixtures"], swiftSettings: swiftSettings),

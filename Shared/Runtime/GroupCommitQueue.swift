@@ -10,8 +10,8 @@ import Synchronization
 /// owners' profile updates go through one each, and single reads (`BatchedReads`) too: one round
 /// trip for the statements of many calls.
 ///
-/// At most `maxRunning` batches are stored at once, each of at most `maxBatch` items, taken in
-/// arrival order. An idle queue stores a lone item at once: batching adds no wait, it only
+/// At most `maxRunning` batches of a lane are stored at once, each of at most `maxBatch` items,
+/// taken in arrival order (`Lanes`: one lane for every caller, or one per event loop). An idle queue stores a lone item at once: batching adds no wait, it only
 /// gathers what arrived while the database was busy. The runners are tasks of the queue, not
 /// of any one call: a batch serves many calls.
 package final class GroupCommitQueue<Item: Sendable, Outcome: Sendable>: Sendable {
@@ -23,28 +23,55 @@ package final class GroupCommitQueue<Item: Sendable, Outcome: Sendable>: Sendabl
         var continuation: CheckedContinuation<Outcome, any Error>
     }
 
-    private struct State {
+    /// Where a caller's item waits: one lane for every caller, or one per event loop.
+    package enum Lanes: Sendable {
+        /// Every caller's items go in one queue: the largest batches, but a runner answers
+        /// callers on other loops, each answer a wakeup of that loop's thread.
+        case shared
+        /// A caller on an event loop queues with that loop's other callers, and its lane's
+        /// runners run on that loop: batch, connection and answers stay on one thread. Callers
+        /// on no loop share one lane.
+        case perEventLoop
+    }
+
+    private struct Lane {
+        /// nil: callers on no event loop (or every caller, with `.shared`).
+        let loop: EventLoop?
         var waiting: [Waiting] = []
         var running = 0
+    }
 
-        /// The next batch of a runner; when there is none the runner stops.
-        mutating func nextBatch(max: Int) -> [Waiting] {
-            let batch = Array(waiting.prefix(max))
-            waiting.removeFirst(batch.count)
-            if batch.isEmpty { running -= 1 }
+    private struct State {
+        var lanes: [Lane] = []
+
+        /// The lane of `loop`'s callers, made on first use; a process has a few loops.
+        mutating func lane(of loop: EventLoop?) -> Int {
+            if let index = lanes.firstIndex(where: { $0.loop === loop }) { return index }
+            lanes.append(Lane(loop: loop))
+            return lanes.count - 1
+        }
+
+        /// The next batch of a runner of `lane`; when there is none the runner stops.
+        mutating func nextBatch(lane: Int, max: Int) -> [Waiting] {
+            let batch = Array(lanes[lane].waiting.prefix(max))
+            lanes[lane].waiting.removeFirst(batch.count)
+            if batch.isEmpty { lanes[lane].running -= 1 }
             return batch
         }
     }
 
     package let maxBatch: Int
+    /// Per lane.
     package let maxRunning: Int
+    package let lanes: Lanes
     private let store: Store
     private let state = Mutex(State())
 
     /// `store` stores one batch in one transaction and answers each item, in order.
-    package init(maxBatch: Int = 128, maxRunning: Int = 3, store: @escaping Store) {
+    package init(maxBatch: Int = 128, maxRunning: Int = 3, lanes: Lanes = .shared, store: @escaping Store) {
         self.maxBatch = maxBatch
         self.maxRunning = maxRunning
+        self.lanes = lanes
         self.store = store
     }
 
@@ -55,25 +82,27 @@ package final class GroupCommitQueue<Item: Sendable, Outcome: Sendable>: Sendabl
     /// instructions a call); the specialized body is the one they take.
     @_specialize(where Item == PostgresStatement, Outcome == PostgresRows)
     package func submit(_ item: Item) async throws -> Outcome {
-        try await withCheckedThrowingContinuation { continuation in
-            let startRunner = state.withLock { state -> Bool in
-                state.waiting.append(Waiting(item: item, continuation: continuation))
-                guard state.running < maxRunning else { return false }
-                state.running += 1
-                return true
+        let loop = EventLoop.current
+        return try await withCheckedThrowingContinuation { continuation in
+            let startRunner = state.withLock { state -> Int? in
+                let lane = state.lane(of: lanes == .shared ? nil : loop)
+                state.lanes[lane].waiting.append(Waiting(item: item, continuation: continuation))
+                guard state.lanes[lane].running < maxRunning else { return nil }
+                state.lanes[lane].running += 1
+                return lane
             }
             // On the caller's event loop when it has one: the runner then takes that loop's
             // pooled connections and answers the loop's callers with no hop between threads.
             // Detached: a child task would inherit the task-locals of the call that started it,
             // its trace among them, and put every batch the runner stores into that one trace.
-            if startRunner { Task.detached(executorPreference: EventLoop.current) { await self.run() } }
+            if let lane = startRunner { Task.detached(executorPreference: loop) { await self.run(lane: lane) } }
         }
     }
 
     @_specialize(where Item == PostgresStatement, Outcome == PostgresRows)
-    private func run() async {
+    private func run(lane: Int) async {
         while true {
-            let batch = state.withLock { $0.nextBatch(max: maxBatch) }
+            let batch = state.withLock { $0.nextBatch(lane: lane, max: maxBatch) }
             if batch.isEmpty { return }
             await store(batch)
         }

@@ -1,3 +1,4 @@
+import IOLoop
 import Runtime
 import Synchronization
 import Testing
@@ -125,5 +126,50 @@ import Testing
         }
         #expect(counts.finished.load(ordering: .relaxed) == 3, "a write is still waiting for its answer")
         #expect(counts.refused.load(ordering: .relaxed) == 3)
+    }
+    /// With a lane per event loop, writes from two loops' callers never share a batch, each
+    /// lane's batches are stored on its own loop (its callers are answered with no hop between
+    /// threads), and `maxRunning` holds per lane. The shared lane, the default, mixes them.
+    @Test(arguments: [Queue.Lanes.perEventLoop, .shared])
+    func writesFromTwoLoops_shareBatchesOnlyWithinTheirLoop_whenLanesArePerLoop(lanes: Queue.Lanes) async throws {
+        let group = try EventLoopGroup(loopCount: 2, name: "gcq-test")
+        defer { group.shutdown() }
+        let store = FakeStore(held: true)
+        /// Each batch with the loop it was stored on.
+        let storedOn = Mutex<[(loop: String?, texts: [String])]>([])
+        let queue = Queue(maxBatch: 64, maxRunning: 1, lanes: lanes) { texts in
+            storedOn.withLock { $0.append((EventLoop.current?.name, texts)) }
+            return try await store.store(texts)
+        }
+        // The first write holds its lane's runner (the only one, when shared), so the next ones
+        // wait together and go in the batches that follow.
+        let first = group.loops[0]
+        let holding = Task(executorPreference: first) { try await queue.submit("\(first.name) first") }
+        try await Task.sleep(for: .milliseconds(50))
+        let writes = group.loops.flatMap { loop in
+            (0..<20).map { n in
+                Task(executorPreference: loop) { try await queue.submit("\(loop.name) \(n)") }
+            }
+        }
+        try await Task.sleep(for: .milliseconds(100))
+        store.release()
+        #expect(try await holding.value == "stored \(first.name) first")
+        for (index, write) in writes.enumerated() {
+            let loop = group.loops[index / 20]
+            #expect(try await write.value == "stored \(loop.name) \(index % 20)")
+        }
+        let batches = storedOn.withLock { $0 }
+        #expect(batches.flatMap(\.texts).count == 41)
+        let mixed = batches.filter { batch in Set(batch.texts.map { $0.split(separator: " ")[0] }).count > 1 }
+        switch lanes {
+        case .perEventLoop:
+            #expect(mixed.isEmpty, "a batch held two loops' writes: \(mixed.map(\.texts))")
+            #expect(batches.allSatisfy { batch in batch.texts.allSatisfy { $0.hasPrefix("\(batch.loop ?? "no loop") ") } },
+                    "a lane's batch was stored off its loop: \(batches)")
+            #expect(store.mostRunning.load(ordering: .relaxed) == 2, "one runner per lane, both lanes at once")
+        case .shared:
+            #expect(!mixed.isEmpty, "the shared lane kept the loops apart: \(batches.map(\.texts))")
+            #expect(store.mostRunning.load(ordering: .relaxed) == 1)
+        }
     }
 }
