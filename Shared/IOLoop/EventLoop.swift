@@ -44,10 +44,13 @@ package final class EventLoop: TaskExecutor, @unchecked Sendable {
     private let loopThread = Atomic<UInt>(0)
     private let stopRequested = Atomic<Bool>(false)
 
-    private var handlers: [Int32: any EventLoopHandler] = [:]
-    private var flushables: [any EventLoopFlushable] = []
-    private var timers = TimerHeap()
-    private var drainBuffer: [Work] = []
+    // Unchecked: the loop thread's own, read and written by the loop's methods alone, none of
+    // which reaches another while it holds one (a handler, job or flush runs after its lookup
+    // or swap is over). Checked, they cost about 1,500 instructions a call.
+    @exclusivity(unchecked) private var handlers: [Int32: any EventLoopHandler] = [:]
+    @exclusivity(unchecked) private var flushables: [any EventLoopFlushable] = []
+    @exclusivity(unchecked) private var timers = TimerHeap()
+    @exclusivity(unchecked) private var drainBuffer: [Work] = []
 
     /// A name for logs and thread names.
     package let name: String
