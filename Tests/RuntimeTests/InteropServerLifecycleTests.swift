@@ -60,6 +60,25 @@ import TestSupport
         #expect(logs.contains(#""rpc.method":"/grpc.testing.TestService/StreamingOutputCall""#))
     }
 
+    /// A SIGTERM the moment the process has said where it listens (an orchestrator stopping a pod
+    /// that just started) still drains and exits 0 with its log written: by then the signal is
+    /// trapped. It used to be said before the service group trapped it, and such a SIGTERM met
+    /// the default action: killed, no drain, no log.
+    @Test(.timeLimit(.minutes(1)))
+    func sigterm_assoonAsItSaysWhereItListens_drainsAndExitsZero() async throws {
+        for _ in 0..<5 {
+            let server = try LaunchedServer.start(environment: ["RV_LOG_FORMAT": "json"])
+            defer { server.killIfRunning() }
+            kill(server.process.processIdentifier, SIGTERM)
+            let exited = await server.waitForExit(timeout: .seconds(12))
+            let logs = server.standardError()
+            try #require(exited, "interop-server did not exit after SIGTERM; its log:\n\(logs)")
+            #expect(server.process.terminationReason == .exit, "ended by a signal; its log:\n\(logs)")
+            #expect(server.process.terminationStatus == 0, "log:\n\(logs)")
+            #expect(logs.contains(#""message":"stopped""#), "log:\n\(logs)")
+        }
+    }
+
     /// A process allowed one CPU (taskset here; a container's CPU limit of 1 the same way)
     /// serves on one event loop, and says so as it starts.
     @Test(.timeLimit(.minutes(1)))

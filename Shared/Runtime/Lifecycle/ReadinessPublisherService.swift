@@ -8,10 +8,13 @@ struct ReadinessPublisherService: Service, CustomStringConvertible {
     let readiness: Readiness
     let health: HealthService
     var interval: Duration = .seconds(1)
+    /// Runs first: what makes the process serving and says so (`ServiceMain`).
+    var onServing: @Sendable () async -> Void = {}
 
     var description: String { "readiness publisher" }
 
     func run() async {
+        await onServing()
         let (readiness, health, interval) = (readiness, health, interval)
         await cancelWhenGracefulShutdown {
             await readiness.publish(every: interval) { health.setReadiness($0) }

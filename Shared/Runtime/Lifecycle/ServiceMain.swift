@@ -36,7 +36,7 @@ package enum ServiceMain {
         name: String, defaultPort: Int,
         arguments: [String] = Array(CommandLine.arguments.dropFirst()),
         environment: Environment = .process,
-        onListening: @Sendable (Addresses) -> Void = { _ in },
+        onListening: @escaping @Sendable (Addresses) -> Void = { _ in },
         _ makeServices: @Sendable (ServiceContext) async throws -> [any RPCService]
     ) async -> Never {
         let status = await execute(name: name, defaultPort: defaultPort, arguments: arguments,
@@ -48,7 +48,7 @@ package enum ServiceMain {
     /// `run` without the exit: returns the exit status.
     package static func execute(
         name: String, defaultPort: Int, arguments: [String], environment: Environment,
-        onListening: @Sendable (Addresses) -> Void,
+        onListening: @escaping @Sendable (Addresses) -> Void,
         _ makeServices: @Sendable (ServiceContext) async throws -> [any RPCService]
     ) async -> Int32 {
         let configuration: ServiceConfiguration
@@ -118,20 +118,28 @@ package enum ServiceMain {
             return 1
         }
 
-        readiness.markServing()
-        // What the checks say, before anyone is told where it listens; the publisher keeps it so.
-        server.health.setReadiness(await readiness.evaluate().ready)
-        logger.info("serving", metadata: [
-            "host": .string(addresses.host), "port": .stringConvertible(addresses.port),
-            "admin_port": .stringConvertible(addresses.adminPort),
-            "tls": .stringConvertible(configuration.tls != nil),
-            "event_loops": .stringConvertible(server.loopCount),
-        ])
-        onListening(addresses)
+        // Serving is declared from inside the service group, which traps SIGTERM and SIGINT before
+        // it starts its services: a process found ready (or whose ports were announced) always
+        // drains and flushes its log when told to stop. Declared before the group ran, a SIGTERM
+        // in between met the default action and ended the process at once.
+        let tls = configuration.tls != nil
+        let publisher = ReadinessPublisherService(readiness: readiness, health: server.health) { [server] in
+            readiness.markServing()
+            // What the checks say, before anyone is told where it listens; the publisher keeps it so.
+            let ready = await readiness.evaluate().ready
+            if readiness.phase == .serving { server.health.setReadiness(ready) }
+            logger.info("serving", metadata: [
+                "host": .string(addresses.host), "port": .stringConvertible(addresses.port),
+                "admin_port": .stringConvertible(addresses.adminPort),
+                "tls": .stringConvertible(tls),
+                "event_loops": .stringConvertible(server.loopCount),
+            ])
+            onListening(addresses)
+        }
 
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
             .init(service: AdminService(server: admin)),
-            .init(service: ReadinessPublisherService(readiness: readiness, health: server.health)),
+            .init(service: publisher),
         ]
         for (jobName, job) in context.jobs {
             services.append(.init(service: BackgroundJobService(name: jobName, job: job, logger: logger),
