@@ -35,7 +35,7 @@ package struct AuthInterceptor: ServerInterceptor {
         self.openBeforeAdmission = openBeforeAdmission
     }
 
-    package func intercept(_ context: ServerCallContext, next: () async throws -> Void) async throws {
+    nonisolated(nonsending) package func intercept(_ context: ServerCallContext, next: nonisolated(nonsending) () async throws -> Void) async throws {
         if publicMethods.contains(context.path) || Self.publicPrefixes.contains(where: context.path.hasPrefix) {
             return try await next()
         }

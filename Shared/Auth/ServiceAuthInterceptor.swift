@@ -22,7 +22,7 @@ package struct ServiceAuthInterceptor: ServerInterceptor {
     /// The paths this interceptor guards.
     package var guardedMethods: Set<String> { Set(methods.keys) }
 
-    package func intercept(_ context: ServerCallContext, next: () async throws -> Void) async throws {
+    nonisolated(nonsending) package func intercept(_ context: ServerCallContext, next: nonisolated(nonsending) () async throws -> Void) async throws {
         guard let access = methods[context.path] else { return try await next() }
         context.callingService = try authenticate(context.requestMetadata, access: access)
         try await next()

@@ -14,7 +14,7 @@ extension Connection {
     /// results in order. They run in one implicit transaction: if one fails, the rest are
     /// skipped, nothing is committed, and its error is thrown. Statements not yet prepared on
     /// this connection are prepared first, one round trip each.
-    package func pipeline(_ statements: [PostgresStatement]) async throws -> [PostgresRows] {
+    nonisolated(nonsending) package func pipeline(_ statements: [PostgresStatement]) async throws -> [PostgresRows] {
         guard !statements.isEmpty else { return [] }
         return try await run(.pipeline(statements))
     }

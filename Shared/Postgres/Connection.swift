@@ -55,24 +55,24 @@ package final class Connection: Sendable {
 
     /// Runs a parameterised statement (prepared once per connection, then reused) and returns
     /// its rows. Values travel only as `params`, never inside `sql`.
-    package func query(_ sql: String, _ params: [PostgresValue] = []) async throws -> PostgresRows {
+    nonisolated(nonsending) package func query(_ sql: String, _ params: [PostgresValue] = []) async throws -> PostgresRows {
         // Non-empty: a query's reply without rows fails in the driver.
         try await run(.query(sql, params))[0]
     }
 
     /// Runs a parameterised statement and returns the number of rows it affected.
     @discardableResult
-    package func execute(_ sql: String, _ params: [PostgresValue] = []) async throws -> Int {
+    nonisolated(nonsending) package func execute(_ sql: String, _ params: [PostgresValue] = []) async throws -> Int {
         try await query(sql, params).affectedRows
     }
 
     /// Runs SQL without parameters through the simple-query protocol, which allows several
     /// statements separated by semicolons (migrations, `BEGIN`, `COMMIT`). Never put values here.
-    package func executeScript(_ sql: String) async throws {
+    nonisolated(nonsending) package func executeScript(_ sql: String) async throws {
         _ = try await run(.script(sql))
     }
 
-    func run(_ request: ConnectionDriver.Request) async throws -> [PostgresRows] {
+    nonisolated(nonsending) func run(_ request: ConnectionDriver.Request) async throws -> [PostgresRows] {
         guard let begin = pendingBegin.withLock({ pending in defer { pending = nil }; return pending }) else {
             return try await send(request)
         }
@@ -87,7 +87,7 @@ package final class Connection: Sendable {
     }
 
     /// One round trip, in a span named by its statements' summary.
-    private func send(_ request: ConnectionDriver.Request) async throws -> [PostgresRows] {
+    nonisolated(nonsending) private func send(_ request: ConnectionDriver.Request) async throws -> [PostgresRows] {
         // A stopped loop would never answer.
         guard !loop.isStopping else { throw PostgresError(code: .connectionClosed) }
         return try await PostgresSpan.withRoundTrip(configuration, summary: { request.summary }) {
@@ -136,7 +136,7 @@ package final class Connection: Sendable {
 
     /// Runs `statement` with the COMMIT of the transaction this connection is in (`atCommit`),
     /// or at once outside such a transaction: a write nothing reads before the commit.
-    package func executeAtCommit(_ statement: PostgresStatement) async throws {
+    nonisolated(nonsending) package func executeAtCommit(_ statement: PostgresStatement) async throws {
         if !atCommit(statement) {
             _ = try await query(statement.sql, statement.params)
         }

@@ -71,7 +71,7 @@ package final class PostgresPool: Sendable {
     /// `body` left open. Waits at most `acquireTimeout` for one (then `.poolTimeout`).
     @discardableResult
     nonisolated(nonsending) package func withConnection<T>(
-        _ body: (Connection) async throws -> T
+        _ body: nonisolated(nonsending) (Connection) async throws -> T
     ) async throws -> T {
         let connection = try await acquire()
         let result: Result<T, any Error>
@@ -99,7 +99,7 @@ package final class PostgresPool: Sendable {
         try! EventLoopGroup(loopCount: 1, name: "rv-pg")
     }()
 
-    private func acquire() async throws -> Connection {
+    nonisolated(nonsending) private func acquire() async throws -> Connection {
         // A loop being stopped would never answer the connection's queries.
         let loop = EventLoop.current.flatMap { $0.isStopping ? nil : $0 }
         while true {
@@ -122,7 +122,7 @@ package final class PostgresPool: Sendable {
         }
     }
 
-    private func grant(on loop: EventLoop?) async throws -> PoolState.Grant {
+    nonisolated(nonsending) private func grant(on loop: EventLoop?) async throws -> PoolState.Grant {
         try Task.checkCancellation()
         // Most statements find a connection free: no continuation, cancellation handler or
         // waiter for them (this runs for every statement outside a transaction).
@@ -174,7 +174,7 @@ package final class PostgresPool: Sendable {
         UInt64(PostgresConfiguration.milliseconds(configuration.acquireTimeout)) * 1_000_000
     }
 
-    private func release(_ connection: Connection) async {
+    nonisolated(nonsending) private func release(_ connection: Connection) async {
         var (broken, inTransaction) = connection.needsDiscardOrRollback
         if inTransaction, !broken {
             do {

@@ -12,7 +12,7 @@ enum PostgresSpan {
     /// Runs `body` (one round trip) in a client span named by `summary`, computed only when
     /// the span is recorded.
     nonisolated(nonsending) static func withRoundTrip<T>(
-        _ configuration: PostgresConfiguration, summary: () -> String, _ body: () async throws -> T
+        _ configuration: PostgresConfiguration, summary: () -> String, _ body: nonisolated(nonsending) () async throws -> T
     ) async throws -> T {
         guard let context = InstrumentationContext.current, context.recordsSpans else { return try await body() }
         let span = InstrumentationSystem.tracer.startSpan("postgresql", ofKind: .client)
@@ -90,7 +90,7 @@ extension PostgresPool {
     /// sends (a batch of reads), in the span the statement's own round trip would have had: the
     /// caller's trace still shows its time in Postgres.
     nonisolated(nonsending) package func withRoundTripSpan<T>(
-        for statement: PostgresStatement, _ body: () async throws -> T
+        for statement: PostgresStatement, _ body: nonisolated(nonsending) () async throws -> T
     ) async throws -> T {
         try await PostgresSpan.withRoundTrip(configuration, summary: { SQLSummary.of(statement.sql) }, body)
     }

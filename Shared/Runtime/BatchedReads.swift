@@ -24,7 +24,7 @@ package struct BatchedReads: Sendable {
     }
 
     /// `statement`'s rows, in a span of the caller's trace as if it had its round trip to itself.
-    package func query(_ statement: PostgresStatement) async throws -> PostgresRows {
+    nonisolated(nonsending) package func query(_ statement: PostgresStatement) async throws -> PostgresRows {
         try await pool.withRoundTripSpan(for: statement) { try await queue.submit(statement) }
     }
 }

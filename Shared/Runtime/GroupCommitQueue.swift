@@ -85,7 +85,7 @@ package final class GroupCommitQueue<Item: Sendable, Outcome: Sendable>: Sendabl
     /// generic body looked up the metadata of its continuations and items on each (6,000-11,000
     /// instructions a call); the specialized body is the one they take.
     @_specialize(where Item == PostgresStatement, Outcome == PostgresRows)
-    package func submit(_ item: Item) async throws -> Outcome {
+    nonisolated(nonsending) package func submit(_ item: Item) async throws -> Outcome {
         let loop = EventLoop.current
         return try await withUnsafeThrowingContinuation { continuation in
             let startRunner = state.withLock { state -> Int? in
@@ -104,7 +104,7 @@ package final class GroupCommitQueue<Item: Sendable, Outcome: Sendable>: Sendabl
     }
 
     @_specialize(where Item == PostgresStatement, Outcome == PostgresRows)
-    private func run(lane: Int) async {
+    nonisolated(nonsending) private func run(lane: Int) async {
         while true {
             let batch = state.withLock { $0.nextBatch(lane: lane, max: maxBatch) }
             if batch.isEmpty { return }
@@ -119,7 +119,7 @@ package final class GroupCommitQueue<Item: Sendable, Outcome: Sendable>: Sendabl
     /// replay; an anonymous sign-in makes another account). A store answering a different number
     /// of items than it was given fails the batch, so no caller waits for an answer forever.
     @_specialize(where Item == PostgresStatement, Outcome == PostgresRows)
-    private func store(_ batch: [Waiting]) async {
+    nonisolated(nonsending) private func store(_ batch: [Waiting]) async {
         do {
             let outcomes = try await store(batch.map(\.item))
             guard outcomes.count == batch.count else { throw MismatchedAnswers(items: batch.count, outcomes: outcomes.count) }

@@ -3,7 +3,7 @@ import Testing
 
 /// Rejects calls without `authorization: Bearer good`; stores the account for handlers.
 struct RequireAuthorization: ServerInterceptor {
-    func intercept(_ context: ServerCallContext, next: () async throws -> Void) async throws {
+    nonisolated(nonsending) func intercept(_ context: ServerCallContext, next: nonisolated(nonsending) () async throws -> Void) async throws {
         guard context.requestMetadata[string: "authorization"] == "Bearer good" else {
             throw RPCError(code: .unauthenticated, message: "missing or bad credentials", reason: "NO_CREDENTIALS")
         }
@@ -17,7 +17,7 @@ struct RecordingInterceptor: ServerInterceptor {
     let name: String
     let probe: Probe
 
-    func intercept(_ context: ServerCallContext, next: () async throws -> Void) async throws {
+    nonisolated(nonsending) func intercept(_ context: ServerCallContext, next: nonisolated(nonsending) () async throws -> Void) async throws {
         probe.record("\(name) in")
         defer { probe.record("\(name) out") }
         try await next()

@@ -103,13 +103,13 @@ package final class ServerCall: HTTP2StreamDelegate, @unchecked Sendable {
 
     /// Runs the interceptors and the handler inside the call's server span, so their logs,
     /// statements and outgoing calls belong to the caller's trace.
-    private func runHandler() async {
+    nonisolated(nonsending) private func runHandler() async {
         let tracer = options.tracer
         guard options.scopesTracer else { return await runTraced(tracer: tracer) }
         await withTracer(tracer) { await runTraced(tracer: tracer) }
     }
 
-    private func runTraced(tracer: any Tracer) async {
+    nonisolated(nonsending) private func runTraced(tracer: any Tracer) async {
         let span = RPCSpan.startServer(name: route.spanName, metadata: context.requestMetadata, tracer: tracer)
         await InstrumentationContext.$current.withValue(span.context) {
             do {
@@ -413,12 +413,13 @@ struct ServerCallOptions: Sendable {
     /// calls, their statements) must then use too.
     var scopesTracer: Bool
 
-    func intercept(_ context: ServerCallContext, _ body: @escaping @Sendable () async throws -> Void) async throws {
+    nonisolated(nonsending) func intercept(_ context: ServerCallContext,
+                                           _ body: nonisolated(nonsending) () async throws -> Void) async throws {
         try await Self.run(interceptors[...], context, body)
     }
 
-    private static func run(_ chain: ArraySlice<any ServerInterceptor>, _ context: ServerCallContext,
-                            _ body: @escaping @Sendable () async throws -> Void) async throws {
+    nonisolated(nonsending) private static func run(_ chain: ArraySlice<any ServerInterceptor>, _ context: ServerCallContext,
+                                                    _ body: nonisolated(nonsending) () async throws -> Void) async throws {
         guard let first = chain.first else { return try await body() }
         try await first.intercept(context) {
             try await run(chain.dropFirst(), context, body)

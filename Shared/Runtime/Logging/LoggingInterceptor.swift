@@ -20,7 +20,7 @@ package struct LoggingInterceptor: ServerInterceptor {
     }
 
     /// Assigns the request id, runs the rest of the chain, logs its outcome.
-    package func intercept(_ context: ServerCallContext, next: () async throws -> Void) async throws {
+    nonisolated(nonsending) package func intercept(_ context: ServerCallContext, next: nonisolated(nonsending) () async throws -> Void) async throws {
         let requestID = RequestID.resolve(context.requestMetadata)
         context[value: RequestID.contextKey] = requestID
         var initial = context.initialMetadata

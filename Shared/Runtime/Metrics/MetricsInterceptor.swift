@@ -19,7 +19,7 @@ package struct MetricsInterceptor: ServerInterceptor {
     }
 
     /// Times the rest of the chain and counts its outcome.
-    package func intercept(_ context: ServerCallContext, next: () async throws -> Void) async throws {
+    nonisolated(nonsending) package func intercept(_ context: ServerCallContext, next: nonisolated(nonsending) () async throws -> Void) async throws {
         instruments.active.increment()
         let start = ContinuousClock.now
         var failure: (any Error)?

@@ -67,7 +67,7 @@ final class HandlerGauge: ServerInterceptor {
     var peak: Int { counts.withLock { $0.peak } }
     var started: Int { counts.withLock { $0.started } }
 
-    func intercept(_ context: ServerCallContext, next: () async throws -> Void) async throws {
+    nonisolated(nonsending) func intercept(_ context: ServerCallContext, next: nonisolated(nonsending) () async throws -> Void) async throws {
         counts.withLock {
             $0.active += 1
             $0.started += 1

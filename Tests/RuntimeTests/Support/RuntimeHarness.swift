@@ -44,7 +44,7 @@ final class RuntimeHarness: Sendable {
 final class ContextRecorder: ServerInterceptor {
     let last = Mutex<ServerCallContext?>(nil)
 
-    func intercept(_ context: ServerCallContext, next: () async throws -> Void) async throws {
+    nonisolated(nonsending) func intercept(_ context: ServerCallContext, next: nonisolated(nonsending) () async throws -> Void) async throws {
         last.withLock { $0 = context }
         try await next()
     }
