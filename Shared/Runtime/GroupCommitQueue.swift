@@ -11,9 +11,10 @@ import Synchronization
 /// trip for the statements of many calls.
 ///
 /// At most `maxRunning` batches of a lane are stored at once, each of at most `maxBatch` items,
-/// taken in arrival order (`Lanes`: one lane for every caller, or one per event loop). An idle queue stores a lone item at once: batching adds no wait, it only
-/// gathers what arrived while the database was busy. The runners are tasks of the queue, not
-/// of any one call: a batch serves many calls.
+/// taken in arrival order (`Lanes`: one lane for every caller, or one per event loop). An idle
+/// queue stores a lone item at once: batching adds no wait, it only gathers what arrived while
+/// the database was busy. The runners are tasks of the queue, not of any one call: a batch
+/// serves many calls.
 package final class GroupCommitQueue<Item: Sendable, Outcome: Sendable>: Sendable {
     /// Stores one batch in one transaction and answers each item, in order.
     package typealias Store = @Sendable ([Item]) async throws -> [Outcome]
