@@ -3,7 +3,8 @@ import ServiceLifecycle
 
 /// Keeps grpc.health.v1 (which the Kubernetes readiness probe asks) saying what `/readyz`
 /// says, re-evaluated every `interval`; stops on graceful shutdown, when the server's own
-/// shutdown marks everything NOT_SERVING for good.
+/// shutdown marks everything NOT_SERVING for good. It first runs `onServing`, which declares the
+/// process serving from inside the service group (see `ServiceMain`).
 struct ReadinessPublisherService: Service, CustomStringConvertible {
     let readiness: Readiness
     let health: HealthService
