@@ -114,7 +114,8 @@ struct Audit {
         let conversations = try await counts(admin, """
             SELECT id::text, count(*)::int FROM messaging.conversations WHERE id::text = ANY(string_to_array($1, ',')) GROUP BY 1
             """, acknowledged)
-        var noConversation = 0, matchPushMissing = 0, matchPushTwice = 0
+        var noConversation = 0, matchPushMissing = 0
+        var matchTwice: [(token: String, collapseID: String)] = []
         for attempt in attempts {
             let pair = [attempt.a.accountID, attempt.b.accountID].sorted().joined()
             if (pairs[pair] ?? 0) > 1 { matchLine.duplicated += 1 }
@@ -123,17 +124,21 @@ struct Audit {
             if matchRows[matchID] == nil { matchLine.lost += 1 }
             if conversations[matchID] == nil { noConversation += 1 }
             for member in [attempt.a, attempt.b] {
-                switch delivered["\(member.deviceToken.lowercased()) match-\(matchID)"] ?? 0 {
+                let token = member.deviceToken.lowercased()
+                switch delivered["\(token) match-\(matchID)"] ?? 0 {
                 case 0: matchPushMissing += 1
                 case 1: break
-                default: matchPushTwice += 1
+                default: matchTwice.append((token, "match-\(matchID)"))
                 }
             }
         }
         matchLine.notes = ["\(attempts.count - acknowledged.count) pairs never acknowledged", "conversations missing: \(noConversation)",
-                           "pushes: \(matchPushMissing) missing, \(matchPushTwice) twice"]
+                           "pushes: \(matchPushMissing) missing, \(matchTwice.count) twice"]
+        for (token, collapseID) in matchTwice.prefix(3) {
+            matchLine.notes.append(try await Self.pushedTwice(token: token, collapseID: collapseID, apns: apns, admin: admin))
+        }
         matchLine.lost += noConversation + matchPushMissing
-        matchLine.duplicated += matchPushTwice
+        matchLine.duplicated += matchTwice.count
         audit.lines.append(matchLine)
 
         // Swivo: at most one acknowledged like found the match; exactly one when all three were acknowledged.
