@@ -194,10 +194,11 @@ def h2load_run(url, body_file, clients, per_client, log_file, server, extra_head
 IDENTITY_PASSWORD = os.environ.get("RV_PG_PASSWORD_IDENTITY", "rv_identity_local")
 
 
-def answered_nothing(run):
-    """Failed calls of an `h2load_run`, and one more when its answers carried no gRPC message on
-    average (5 bytes of prefix and at least one of message): the `fail` column is then not 0."""
-    return run[1] + (1 if run[4] < 6 else 0)
+def failed_calls(run, least_bytes=6):
+    """Failed calls of an `h2load_run`, and one more when its answers averaged fewer DATA bytes
+    than `least_bytes` (by default a gRPC message's 5-byte prefix and one byte): h2load counts
+    HTTP 200 as success, and a call refused in its trailers carries no message."""
+    return run[1] + (1 if run[4] < least_bytes else 0)
 
 
 def median(values):
@@ -408,17 +409,16 @@ def main():
                 # The median round of each side (by throughput), its latencies and CPU with it.
                 rps, failed, lat, cpu, _, kernel_cpu, h2_client, h2_client_kernel = sorted(bare, key=lambda r: r[0])[len(bare) // 2]
                 floors.append((h2_client, h2_client_kernel, pg_client, pg_client_kernel))
-                # h2load counts HTTP 200 as success: a round whose answers carried no message (each
-                # call refused in its trailers, say by a missing table) counts as failed too.
-                rows.append((streams, rps, 0, sum(answered_nothing(r) for r in bare), percentile(lat, 0.5),
+                # A round whose answers carried no message (each call refused, say by a missing
+                # table) counts as failed too.
+                rows.append((streams, rps, 0, sum(failed_calls(r) for r in bare), percentile(lat, 0.5),
                              percentile(lat, 0.99), cpu, tps, pg_latency, kernel_cpu))
                 one_loop_rows.append((streams, sorted(single, key=lambda r: r[0])[len(single) // 2],
-                                      sum(answered_nothing(r) for r in single), [per_call_us(r[3], r[0]) for r in single],
+                                      sum(failed_calls(r) for r in single), [per_call_us(r[3], r[0]) for r in single],
                                       [per_call_us(r[3], r[0]) for r in bare]))
                 a_rps, _, a_lat, a_cpu, *_ = sorted(authed, key=lambda r: r[0])[len(authed) // 2]
-                # h2load counts HTTP 200 as success; a refused call (grpc-status in trailers) carries no
-                # message, so every answer must have carried an Account.
-                a_failed = sum(r[1] + (1 if r[4] < 20 else 0) for r in authed)
+                # Every answer must have carried an Account.
+                a_failed = sum(failed_calls(r, least_bytes=20) for r in authed)
                 ratios = [a[0] / b[0] if b[0] else float("nan") for a, b in zip(authed, bare)]
                 auth_rows.append((streams, a_rps, a_failed, percentile(a_lat, 0.5), percentile(a_lat, 0.99), a_cpu, rps, cpu,
                                   ratios))

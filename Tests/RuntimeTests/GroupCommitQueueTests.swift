@@ -127,6 +127,7 @@ import Testing
         #expect(counts.finished.load(ordering: .relaxed) == 3, "a write is still waiting for its answer")
         #expect(counts.refused.load(ordering: .relaxed) == 3)
     }
+
     /// With a lane per event loop, writes from two loops' callers never share a batch, each
     /// lane's batches are stored on its own loop (its callers are answered with no hop between
     /// threads), and `maxRunning` holds per lane. The shared lane, the default, mixes them.

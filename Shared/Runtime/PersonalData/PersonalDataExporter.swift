@@ -51,10 +51,10 @@ package struct PersonalDataExporter: Sendable {
     /// (`enable_seqscan = off`), so a table is listed only when no index can find a member's
     /// rows. Merge and hash joins are priced out too: on the tests' small tables the planner may
     /// otherwise join a section's subquery by reading the other side whole through an index in
-    /// its order (a merge join) though an index would find the member's rows, and the answer
-    /// would follow the tables' statistics. Any member may ask for an export at any time; on a table that grows with every
-    /// member (messages, pushes, events) a whole-table read per export would cost more the more
-    /// members there are.
+    /// its order though an index would find the member's rows, and the answer would follow the
+    /// tables' statistics. Any member may ask for an export at any time; on a table that grows
+    /// with every member (messages, pushes, events) a whole-table read per export would cost more
+    /// the more members there are.
     package func sectionsReadWhole() async throws -> [String] {
         try await pool.withTransaction { connection in
             for setting in ["enable_seqscan", "enable_mergejoin", "enable_hashjoin"] {

@@ -33,9 +33,20 @@ struct Audit {
         return counts
     }
 
-    /// What a push that reached APNs twice left behind, for the report: when each accepted
-    /// request arrived, and each of its jobs' delivery rows (leases, the sender's attempts).
-    static func pushedTwice(token: String, collapseID: String, apns: FakeAPNs, admin: PostgresPool) async throws -> String {
+    /// For the report, up to three pushes that reached APNs twice, each with what it left
+    /// behind: when each accepted request arrived, and its jobs' delivery rows.
+    static func pushedTwice(_ pushes: [(token: String, collapseID: String)], apns: FakeAPNs,
+                            admin: PostgresPool) async throws -> [String] {
+        var notes: [String] = []
+        for (token, collapseID) in pushes.prefix(3) {
+            notes.append(try await pushedTwice(token: token, collapseID: collapseID, apns: apns, admin: admin))
+        }
+        return notes
+    }
+
+    /// What a push that reached APNs twice left behind: when each accepted request arrived, and
+    /// each of its jobs' delivery rows (leases, the sender's attempts).
+    private static func pushedTwice(token: String, collapseID: String, apns: FakeAPNs, admin: PostgresPool) async throws -> String {
         let clock = Date.FormatStyle(timeZone: TimeZone(identifier: "UTC")!).hour(.twoDigits(amPM: .omitted)).minute().second().secondFraction(.fractional(3))
         let arrivals = apns.allRequests.filter { $0.status == 200 && $0.deviceToken == token && $0.collapseID == collapseID }
             .map { $0.receivedAt.formatted(clock) }
@@ -68,7 +79,7 @@ struct Audit {
             """, sent.map(\.clientMessageID))
         let arrivals = chat.arrivals
         var missed = 0, repeated = 0, pushMissing = 0, unacknowledged = 0
-        var twice: [(token: String, messageID: String)] = []
+        var twice: [(token: String, collapseID: String)] = []
         for message in sent {
             let count = stored[message.clientMessageID] ?? 0
             guard let messageID = message.messageID else {
@@ -93,9 +104,7 @@ struct Audit {
         }
         messages.notes = ["realtime: \(missed) missed, \(repeated) repeated", "pushes: \(pushMissing) missing, \(twice.count) twice",
                           "\(unacknowledged) never acknowledged, even sent again"]
-        for (token, messageID) in twice.prefix(3) {
-            messages.notes.append(try await Self.pushedTwice(token: token, collapseID: messageID, apns: apns, admin: admin))
-        }
+        messages.notes += try await Self.pushedTwice(twice, apns: apns, admin: admin)
         messages.lost += missed + pushMissing
         messages.duplicated += repeated + twice.count
         audit.lines.append(messages)
@@ -134,9 +143,7 @@ struct Audit {
         }
         matchLine.notes = ["\(attempts.count - acknowledged.count) pairs never acknowledged", "conversations missing: \(noConversation)",
                            "pushes: \(matchPushMissing) missing, \(matchTwice.count) twice"]
-        for (token, collapseID) in matchTwice.prefix(3) {
-            matchLine.notes.append(try await Self.pushedTwice(token: token, collapseID: collapseID, apns: apns, admin: admin))
-        }
+        matchLine.notes += try await Self.pushedTwice(matchTwice, apns: apns, admin: admin)
         matchLine.lost += noConversation + matchPushMissing
         matchLine.duplicated += matchTwice.count
         audit.lines.append(matchLine)
