@@ -103,7 +103,15 @@ extension HTTP2Connection {
         }
         // A request head holds about ten fields: room for them at once, not four regrowths.
         if stream.headerBlock.capacity == 0 { stream.headerBlock.reserveCapacity(12) }
-        stream.headerBlock.append(HTTP2Header(String(decoding: name, as: UTF8.self), String(decoding: value, as: UTF8.self)))
+        // The same field at the same place in the previous block is reused: its strings are
+        // decoded and checked already (16 decodes a request, and the allocations of the longer
+        // ones, became two byte comparisons each).
+        let index = stream.headerBlock.count
+        if index < previousHeaderBlock.count, previousHeaderBlock[index].is(name: name, value: value) {
+            stream.headerBlock.append(previousHeaderBlock[index])
+        } else {
+            stream.headerBlock.append(HTTP2Header(String(decoding: name, as: UTF8.self), String(decoding: value, as: UTF8.self)))
+        }
         return 0
     }
 
@@ -119,6 +127,7 @@ extension HTTP2Connection {
             guard let stream = streams[frame.hd.stream_id] else { return 0 }
             let headers = stream.headerBlock
             stream.headerBlock = []
+            previousHeaderBlock = headers
             if case .server(let handler) = role, frame.headers.cat == NGHTTP2_HCAT_REQUEST {
                 stream.delegate = handler.openStream(stream, headers: headers)
             } else {
@@ -286,27 +295,28 @@ extension HTTP2Connection {
 }
 
 /// Calls `body` with nghttp2 name/value pairs pointing into one buffer that holds every name
-/// and value; the pointers are valid only during the call (nghttp2 copies them).
+/// and value; the pointers are valid only during the call (nghttp2 copies them). Both buffers
+/// are temporary allocations, on the stack for a usual head (this runs for every response's
+/// head and trailers: three heap arrays each before).
 private func withNameValues<R>(_ headers: [HTTP2Header], _ body: (UnsafePointer<nghttp2_nv>, Int) -> R) -> R {
-    var storage: [UInt8] = []
-    storage.reserveCapacity(headers.reduce(0) { $0 + $1.name.utf8.count + $1.value.utf8.count })
-    var ranges: [(Int, Int, Int, Int, UInt8)] = []
-    ranges.reserveCapacity(headers.count)
-    for header in headers {
-        let nameStart = storage.count
-        storage.append(contentsOf: header.name.utf8)
-        let valueStart = storage.count
-        storage.append(contentsOf: header.value.utf8)
-        let flags = header.isIndexed ? NGHTTP2_NV_FLAG_NONE : NGHTTP2_NV_FLAG_NO_INDEX
-        ranges.append((nameStart, valueStart - nameStart, valueStart, storage.count - valueStart, UInt8(flags.rawValue)))
-    }
-    return storage.withUnsafeMutableBufferPointer { bytes in
-        // Safe: every range lies inside `storage`, which outlives the nv array's use in `body`.
-        let base = bytes.baseAddress ?? UnsafeMutablePointer<UInt8>(bitPattern: 1)!
-        let nvs = ranges.map { range in
-            nghttp2_nv(name: base + range.0, value: base + range.2, namelen: range.1, valuelen: range.3, flags: range.4)
+    var byteCount = 0
+    for header in headers { byteCount += header.name.utf8.count + header.value.utf8.count }
+    return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: max(byteCount, 1)) { bytes in
+        withUnsafeTemporaryAllocation(of: nghttp2_nv.self, capacity: max(headers.count, 1)) { nvs in
+            // Safe: `bytes` holds every name and value (counted above), `nvs` one pair per
+            // header; both element types are trivial, so nothing needs deinitializing.
+            let base = bytes.baseAddress!
+            var offset = 0
+            for (index, header) in headers.enumerated() {
+                let name = offset
+                offset = UnsafeMutableBufferPointer(rebasing: bytes[offset...]).initialize(fromContentsOf: header.name.utf8) + offset
+                let value = offset
+                offset = UnsafeMutableBufferPointer(rebasing: bytes[offset...]).initialize(fromContentsOf: header.value.utf8) + offset
+                let flags = header.isIndexed ? NGHTTP2_NV_FLAG_NONE : NGHTTP2_NV_FLAG_NO_INDEX
+                (nvs.baseAddress! + index).initialize(to: nghttp2_nv(name: base + name, value: base + value, namelen: value - name,
+                                                                     valuelen: offset - value, flags: UInt8(flags.rawValue)))
+            }
+            return body(UnsafePointer(nvs.baseAddress!), headers.count)
         }
-        // Safe: with no headers nghttp2 reads no element, so any aligned pointer will do.
-        return nvs.withUnsafeBufferPointer { body($0.baseAddress ?? UnsafePointer(bitPattern: 8)!, $0.count) }
     }
 }

@@ -38,6 +38,9 @@ package final class HTTP2Connection: EventLoopHandler, EventLoopFlushable, @unch
     // them overlaps another; looked up for every header field, frame and write (the dynamic
     // checks cost about 1,500 instructions a call).
     @exclusivity(unchecked) var streams = HTTP2StreamTable()
+    /// The header block received last, whose fields the next block reuses where its bytes are
+    /// the same (a client's requests repeat nearly every field), instead of decoding new strings.
+    @exclusivity(unchecked) var previousHeaderBlock: [HTTP2Header] = []
 
     /// Raised inside an nghttp2 callback; rethrown by the code that called nghttp2.
     var callbackFailure: String?

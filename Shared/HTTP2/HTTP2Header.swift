@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// One HTTP/2 header field. Names are lowercase on the wire (RFC 9113 §8.2.1).
 package struct HTTP2Header: Sendable, Equatable {
     package var name: String
@@ -13,6 +17,22 @@ package struct HTTP2Header: Sendable, Equatable {
         self.name = name
         self.value = value
         self.isIndexed = indexed
+    }
+}
+
+extension HTTP2Header {
+    /// Whether this field's name and value are exactly these bytes.
+    func `is`(name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>) -> Bool {
+        Self.bytes(of: self.name, equal: name) && Self.bytes(of: self.value, equal: value)
+    }
+
+    private static func bytes(of string: String, equal bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        // A native or small string counts its UTF-8 at once and lends its bytes without a copy.
+        guard string.utf8.count == bytes.count else { return false }
+        return string.utf8.withContiguousStorageIfAvailable { own in
+            // Safe: both buffers hold `bytes.count` bytes; an empty one may have no address.
+            bytes.isEmpty || memcmp(own.baseAddress!, bytes.baseAddress!, bytes.count) == 0
+        } ?? string.utf8.elementsEqual(bytes)
     }
 }
 

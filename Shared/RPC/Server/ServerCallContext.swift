@@ -16,7 +16,9 @@ package final class ServerCallContext: Sendable {
         var trailingMetadata = Metadata()
         var compressResponses = false
         var lastRequestCompressed = false
-        var values: [String: String] = [:]
+        /// A few a call (the request id, an authenticated account's fields), so a list: hashing
+        /// into a dictionary cost more than comparing these short keys.
+        var values: [(key: String, value: String)] = []
         var endsWhenServerDrains = false
         /// The call, reached on its loop to end it when its server is draining.
         var call: ServerCallRelay?
@@ -78,7 +80,16 @@ package final class ServerCallContext: Sendable {
 
     /// Values interceptors attach for handlers (e.g. the authenticated account id).
     package subscript(value key: String) -> String? {
-        get { mutable.withLock { $0.values[key] } }
-        set { mutable.withLock { $0.values[key] = newValue } }
+        get { mutable.withLock { state in state.values.first { $0.key == key }?.value } }
+        set {
+            mutable.withLock { state in
+                if let index = state.values.firstIndex(where: { $0.key == key }) {
+                    if let newValue { state.values[index].value = newValue } else { state.values.remove(at: index) }
+                } else if let newValue {
+                    if state.values.isEmpty { state.values.reserveCapacity(8) }
+                    state.values.append((key, newValue))
+                }
+            }
+        }
     }
 }
