@@ -1,6 +1,7 @@
 import HTTP2
 import IOLoop
 import Testing
+import TestSupport
 
 /// A connection reuses the previous request's decoded header fields where the new request's
 /// bytes are the same (`HTTP2Connection.previousHeaderBlock`). Each request must still read
@@ -13,16 +14,7 @@ import Testing
             let lines = headers.map { "\($0.name): \($0.value)\n" }.joined()
             stream.send(headers: [HTTP2Header(":status", "200"), HTTP2Header("x-echo-count", String(headers.count))],
                         data: Array(lines.utf8), end: .endStream)
-            return Ignored(stream: stream)
-        }
-
-        final class Ignored: HTTP2StreamDelegate {
-            let stream: HTTP2Stream
-            init(stream: HTTP2Stream) { self.stream = stream }
-            func didReceiveHeaders(_ headers: [HTTP2Header], endStream: Bool) {}
-            func didReceiveData(_ bytes: UnsafeRawBufferPointer) { stream.consume(bytes.count) }
-            func didReceiveEnd() {}
-            func didClose(errorCode: UInt32) {}
+            return DiscardingStreamDelegate(stream: stream)
         }
     }
 

@@ -2,6 +2,7 @@ import HTTP2
 import IOLoop
 import RPC
 import Testing
+import TestSupport
 import Wire
 
 /// What a client sees when a call fails: codes, messages, ErrorInfo, HTTP-level failures.
@@ -272,7 +273,7 @@ private struct FixedStatusResponder: HTTP2ServerStreamHandler {
     func openStream(_ stream: HTTP2Stream, headers: [HTTP2Header]) -> any HTTP2StreamDelegate {
         if let reset {
             stream.reset(errorCode: reset)
-            return Discard(stream: stream)
+            return DiscardingStreamDelegate(stream: stream)
         }
         var head = [HTTP2Header(":status", status)]
         if let contentType { head.append(HTTP2Header("content-type", contentType)) }
@@ -281,15 +282,6 @@ private struct FixedStatusResponder: HTTP2ServerStreamHandler {
         } else {
             stream.send(headers: head, end: .endStream)
         }
-        return Discard(stream: stream)
-    }
-
-    private final class Discard: HTTP2StreamDelegate {
-        let stream: HTTP2Stream
-        init(stream: HTTP2Stream) { self.stream = stream }
-        func didReceiveHeaders(_ headers: [HTTP2Header], endStream: Bool) {}
-        func didReceiveData(_ bytes: UnsafeRawBufferPointer) { stream.consume(bytes.count) }
-        func didReceiveEnd() {}
-        func didClose(errorCode: UInt32) {}
+        return DiscardingStreamDelegate(stream: stream)
     }
 }
