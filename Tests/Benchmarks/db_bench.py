@@ -19,7 +19,10 @@ each, so that column is no longer a floor for the server's Postgres half.
 Beside each bare run, the same server with one event loop (RV_LOOP_COUNT=1, which is what a
 service limited to 1 CPU runs: see AvailableCores), in turn with the default (one loop per core):
 on this 2-core box, where h2load and Postgres share the cores with the server, the two loops'
-threads wake each other and their peers more than one loop does.
+threads wake each other and their peers more than one loop does. And the control for that reading:
+two one-loop processes on one port, which share no memory at all. When they cost a call what the
+default costs, the default's extra over one loop comes from running two server threads on two
+cores beside h2load and Postgres, not from anything the loops share.
 
 Next to each bare run, identity's authenticated GetAccount (bearer-token verification, the
 account's row with its credentials) driven the same way by h2load with one access token, so the
@@ -167,16 +170,23 @@ class LagSubscriber(threading.Thread):
             self.ready.set()
 
 
+def servers_cpu(servers):
+    """(user, kernel) CPU seconds so far of the server processes `servers` (one Popen or a list)."""
+    times = [cpu_times(server.pid) for server in (servers if isinstance(servers, list) else [servers])]
+    return sum(user for user, _ in times), sum(kernel for _, kernel in times)
+
+
 def h2load_run(url, body_file, clients, per_client, log_file, server, extra_headers=()):
     """(req/s, failed, latencies, server CPU %, DATA bytes per answer, the kernel's part of that CPU %,
-    h2load's own CPU µs per answered call and its kernel's part) of one h2load run."""
+    h2load's own CPU µs per answered call and its kernel's part) of one h2load run. `server` is the
+    process answering on `url`, or a list of them sharing its port, whose CPU is summed."""
     headers = ["-H", "content-type: application/grpc", "-H", "te: trailers", *extra_headers]
     client_before, client_kernel_before = children_cpu()
-    (user_before, kernel_before), wall_before = cpu_times(server.pid), time.monotonic()
+    (user_before, kernel_before), wall_before = servers_cpu(server), time.monotonic()
     result = subprocess.run(["h2load", "-D", str(SECONDS), "-c", str(clients), "-m", str(per_client), "-t", "1",
                              *headers, "-d", body_file, "--log-file", log_file, url],
                             capture_output=True, text=True, timeout=SECONDS + 120)
-    (user, kernel), wall = cpu_times(server.pid), time.monotonic() - wall_before
+    (user, kernel), wall = servers_cpu(server), time.monotonic() - wall_before
     client, client_kernel = children_cpu()
     cpu = 100.0 * (user - user_before + kernel - kernel_before) / wall
     kernel_cpu = 100.0 * (kernel - kernel_before) / wall
@@ -376,15 +386,22 @@ def main():
     one_loop = subprocess.Popen([server_path], env=dict(env, RV_DBBENCH_PORT=str(one_loop_port),
                                                         RV_DBBENCH_ADMIN_PORT=str(free_port()), RV_LOOP_COUNT="1"),
                                 stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
-    rows, one_loop_rows = [], []
+    # The control: two one-loop processes on one port (SO_REUSEPORT spreads the connections), which
+    # share no memory, so what they cost a call beyond one loop is two server threads on two cores.
+    pair_port = free_port()
+    pair = [subprocess.Popen([server_path], env=dict(env, RV_DBBENCH_PORT=str(pair_port),
+                                                     RV_DBBENCH_ADMIN_PORT=str(free_port()), RV_LOOP_COUNT="1"),
+                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL) for _ in range(2)]
+    rows, one_loop_rows, pair_rows = [], [], []
     try:
-        wait_for_listening(server)
-        wait_for_listening(one_loop)
+        for started in (server, one_loop, *pair):
+            wait_for_listening(started)
         url = f"http://127.0.0.1:{port}/rendezvous.bench.v1.Bench/GetAccount"
         one_loop_url = f"http://127.0.0.1:{one_loop_port}/rendezvous.bench.v1.Bench/GetAccount"
+        pair_url = f"http://127.0.0.1:{pair_port}/rendezvous.bench.v1.Bench/GetAccount"
         headers = ["-H", "content-type: application/grpc", "-H", "te: trailers"]
-        for warmed in (url, one_loop_url):  # warm-up: pool connections, prepared statements
-            subprocess.run(["h2load", "-n", "20000", "-c", "4", "-m", "4", *headers, "-d", body_file, warmed],
+        for warmed in (url, one_loop_url, pair_url):  # warm-up: pool connections, prepared statements
+            subprocess.run(["h2load", "-n", "20000", "-c", "16", "-m", "4", *headers, "-d", body_file, warmed],
                            capture_output=True, timeout=120)
         identity, identity_port, token = start_identity()
         auth = ["-H", f"authorization: Bearer {token}"]
@@ -397,12 +414,14 @@ def main():
         auth_rows, floors = [], []
         try:
             for streams in (16, 64):
-                bare, authed, single = [], [], []
+                bare, authed, single, paired = [], [], [], []
                 for turn in range(ROUNDS):
                     bare.append(h2load_run(url, body_file, 16, streams // 16, os.path.join(work, f"bare-{streams}-{turn}.log"),
                                            server))
                     single.append(h2load_run(one_loop_url, body_file, 16, streams // 16,
                                              os.path.join(work, f"one-loop-{streams}-{turn}.log"), one_loop))
+                    paired.append(h2load_run(pair_url, body_file, 16, streams // 16,
+                                             os.path.join(work, f"pair-{streams}-{turn}.log"), pair))
                     authed.append(h2load_run(identity_url, empty_body, 16, streams // 16,
                                              os.path.join(work, f"auth-{streams}-{turn}.log"), identity, auth))
                 tps, pg_latency, pg_client, pg_client_kernel = pgbench(streams)
@@ -416,6 +435,9 @@ def main():
                 one_loop_rows.append((streams, sorted(single, key=lambda r: r[0])[len(single) // 2],
                                       sum(failed_calls(r) for r in single), [per_call_us(r[3], r[0]) for r in single],
                                       [per_call_us(r[3], r[0]) for r in bare]))
+                pair_rows.append((streams, sorted(paired, key=lambda r: r[0])[len(paired) // 2],
+                                  sum(failed_calls(r) for r in paired), [per_call_us(r[3], r[0]) for r in paired],
+                                  [per_call_us(r[3], r[0]) for r in bare]))
                 a_rps, _, a_lat, a_cpu, *_ = sorted(authed, key=lambda r: r[0])[len(authed) // 2]
                 # Every answer must have carried an Account.
                 a_failed = sum(failed_calls(r, least_bytes=20) for r in authed)
@@ -459,6 +481,16 @@ def main():
                   f"{cpu:7.0f}% {per_call:12.1f} {per_call_us(kernel_cpu, rps):10.1f}  "
                   f"target 30 µs/call: {'met' if per_call <= 30 else 'NOT met'}  (rounds: "
                   f"{', '.join(f'{a:.1f} vs {b:.1f}' for a, b in zip(single_us, bare_us))})")
+        print(f"\nthe control: two one-loop processes sharing the port and nothing else (their CPU summed), in turn "
+              f"with the two above: median round, and each round's µs CPU/call against the default's. Where it "
+              f"costs what the default costs, the default's extra over one loop is two threads on two cores of "
+              f"this box, not state the loops share")
+        print(f"{'streams':>7} {'RPC/s':>9} {'fail':>5} {'p50 ms':>7} {'p99 ms':>7} {'srv CPU':>8} {'µs CPU/call':>12} "
+              f"{'kernel µs':>10}")
+        for streams, (rps, _, lat, cpu, _, kernel_cpu, *_), failed, pair_us, bare_us in pair_rows:
+            print(f"{streams:7d} {rps:9.0f} {failed:5d} {percentile(lat, 0.5)/1000:7.3f} {percentile(lat, 0.99)/1000:7.3f} "
+                  f"{cpu:7.0f}% {per_call_us(cpu, rps):12.1f} {per_call_us(kernel_cpu, rps):10.1f}  (rounds: "
+                  f"{', '.join(f'{a:.1f} vs {b:.1f}' for a, b in zip(pair_us, bare_us))})")
         print(f"\nidentity's authenticated GetAccount (bearer token) next to the bare GetAccount above, both by h2load, "
               f"in turn {ROUNDS} times: median rounds, median ratio")
         print(f"{'streams':>7} {'RPC/s':>9} {'fail':>5} {'p50 ms':>7} {'p99 ms':>7} {'srv CPU':>8} {'µs CPU/call':>12} {'bare µs/call':>13} {'auth/bare':>10}")
@@ -469,13 +501,14 @@ def main():
             print(f"{streams:7d} {a_rps:9.0f} {a_failed:5d} {p50/1000:7.3f} {p99/1000:7.3f} {a_cpu:7.0f}% {per_call:12.0f} "
                   f"{bare_per_call:13.0f} {ratio:9.0%}  target 60%: {verdict}  (rounds: {', '.join(f'{r:.0%}' for r in ratios)})")
         rows = [r[:3] + (r[3] + sum(a[2] for a in auth_rows if a[0] == r[0])
-                         + sum(o[2] for o in one_loop_rows if o[0] == r[0]),) + r[4:] for r in rows]
+                         + sum(o[2] for o in one_loop_rows + pair_rows if o[0] == r[0]),) + r[4:] for r in rows]
         failures = sum(r[3] for r in rows) + outbox_cost(port, work, server)
         print(f"{len(rows) if not failures else 0} passed, {1 if failures else 0} failed")
         return 1 if failures else 0
     finally:
         stop(server)
-        stop(one_loop)
+        for stopped in (one_loop, *pair):
+            stop(stopped)
         shutil.rmtree(work, ignore_errors=True)
 
 
