@@ -23,6 +23,54 @@ enum PhotoFixtures {
         }
         // The seed's bytes in the first pixels: every seed makes other bytes (a new content).
         for index in 0..<min(8, width * height) { pixels[index * bands] = UInt8(truncatingIfNeeded: seed >> (index * 8)) }
+        return try encode(pixels, width: width, height: height, bands: bands, type: type)
+    }
+
+    /// A `width`×`height` image of one sRGB colour, encoded as `type`, but for its first row,
+    /// which carries `seed`'s bytes (a new content for each seed).
+    static func solid(width: Int, height: Int, red: UInt8, green: UInt8, blue: UInt8, type: String, seed: Int) throws -> [UInt8] {
+        var pixels = [UInt8](repeating: 0, count: width * height * 3)
+        for index in 0..<(width * height) { pixels.replaceSubrange((index * 3)..<(index * 3 + 3), with: [red, green, blue]) }
+        for index in 0..<min(8, width) { pixels[index * 3] = UInt8(truncatingIfNeeded: seed >> (index * 8)) }
+        return try encode(pixels, width: width, height: height, bands: 3, type: type)
+    }
+
+    /// `image` (a file libvips reads) as a JPEG whose pixels are in Display P3 and which embeds
+    /// that profile, as a recent phone saves a photo: made with the `vips` command.
+    static func inDisplayP3(_ image: [UInt8]) throws -> [UInt8] {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("rv-p3-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let input = folder.appendingPathComponent("in.png").path, output = folder.appendingPathComponent("out.jpg").path
+        try Data(image).write(to: URL(fileURLWithPath: input))
+        let vips = Process()
+        vips.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        vips.arguments = ["vips", "icc_transform", input, "\(output)[Q=95]", "p3", "--input-profile", "srgb"]
+        try vips.run()
+        vips.waitUntilExit()
+        guard vips.terminationStatus == 0, let bytes = FileManager.default.contents(atPath: output) else {
+            throw FixtureError(message: "vips icc_transform failed (\(vips.terminationStatus))")
+        }
+        return Array(bytes)
+    }
+
+    /// The pixel at the centre of `bytes` (any format libvips reads), one value per band.
+    static func centrePixel(_ bytes: [UInt8]) throws -> [UInt8] {
+        guard vips_init("media-tests") == 0 else { throw FixtureError(message: "libvips failed to start") }
+        let image = bytes.withUnsafeBytes { cvips_header($0.baseAddress, $0.count) }
+        guard let image else { throw FixtureError(message: "not an image: \(String(cString: vips_error_buffer()))") }
+        defer { cvips_unref(image) }
+        let width = Int(vips_image_get_width(image)), height = Int(vips_image_get_height(image))
+        let bands = Int(vips_image_get_bands(image))
+        guard vips_image_get_format(image) == VIPS_FORMAT_UCHAR else { throw FixtureError(message: "not 8-bit") }
+        var size = 0
+        guard let pixels = vips_image_write_to_memory(image, &size) else { throw FixtureError(message: "decoding failed") }
+        defer { g_free(pixels) }
+        let start = ((height / 2) * width + width / 2) * bands
+        return Array(UnsafeRawBufferPointer(start: pixels, count: size)[start..<(start + bands)])
+    }
+
+    private static func encode(_ pixels: [UInt8], width: Int, height: Int, bands: Int, type: String) throws -> [UInt8] {
         guard vips_init("media-tests") == 0 else { throw FixtureError(message: "libvips failed to start") }
         let image = pixels.withUnsafeBytes { buffer in
             vips_image_new_from_memory_copy(buffer.baseAddress, buffer.count, Int32(width), Int32(height), Int32(bands),

@@ -64,6 +64,30 @@ struct RenditionTests {
         #expect(FileManager.default.fileExists(atPath: file))
     }
 
+    /// A photo saved in Display P3 with its profile (as a recent phone saves one) is served in
+    /// sRGB, since the profile is not served; a photo without a profile keeps its colours.
+    @Test func photoWithAColourProfile_isServedInSRGB_andOneWithoutKeepsItsColours() async throws {
+        let users = try MediaUsers.make()
+        defer { users.close() }
+        let owner = try await users.join("elite")
+        let green = try PhotoFixtures.solid(width: 640, height: 480, red: 0, green: 255, blue: 0, type: "png",
+                                            seed: Int.random(in: 1..<Int.max))
+        let phone = try PhotoFixtures.inDisplayP3(green)
+        // sRGB's pure green in P3's terms: what a viewer would see served without the conversion.
+        let stored = try PhotoFixtures.centrePixel(phone)
+        #expect(stored[0] > 90 && stored[2] > 50, "\(stored)")
+        for (bytes, type) in [(phone, "image/jpeg"), (green, "image/png")] {
+            let blob = try await users.upload(bytes, type: type, as: owner)
+            let signed = try await users.media.getDownloadURL(.init(blobID: blob.blobID), options: owner.bearer)
+            for path in [signed.url] + signed.thumbnails.map(\.url) {
+                let response = try await Curl.get(Self.url(path, port: users.stack.media.port), http2: true)
+                #expect(response.status == 200, "\(type) \(path)")
+                let pixel = try PhotoFixtures.centrePixel(response.body)
+                #expect(pixel.count == 3 && pixel[0] <= 6 && pixel[1] >= 249 && pixel[2] <= 6, "\(type) \(path): \(pixel)")
+            }
+        }
+    }
+
     @Test func samePhotoTwice_requestedAtOnceOnTwoInstances_isRenderedOnce() async throws {
         let users = try MediaUsers.make()
         defer { users.close() }

@@ -3,8 +3,8 @@ import Foundation
 
 /// Makes what is served for a photo from its uploaded bytes, with libvips: the full-size
 /// rendition and the thumbnails, each shrunk (never enlarged) to its long side, the EXIF
-/// orientation applied, and saved without any metadata (the EXIF with its GPS position, XMP,
-/// IPTC, comments). Blocking and CPU-bound: callers run it on the renditions' own threads.
+/// orientation applied, converted to sRGB when the photo embeds a colour profile, and saved
+/// without any metadata (the EXIF with its GPS position, XMP, IPTC, comments, the profile). Blocking and CPU-bound: callers run it on the renditions' own threads.
 enum PhotoRenderer {
     /// One rendition's bytes.
     struct Output: Sendable {
@@ -33,10 +33,11 @@ enum PhotoRenderer {
             // Safe: the buffer outlives every image made from it (each is released before return).
             guard let base = buffer.baseAddress, buffer.count > 0 else { return .failure(.unreadable("no bytes")) }
             do throws(RenditionFailure) {
-                try checkDimensions(base, buffer.count)
+                let embedsProfile = try checkHeader(base, buffer.count)
                 var outputs: [Output] = []
                 for side in [0] + thumbnailSides {
-                    outputs.append(try render(base, buffer.count, side: side, fullType: type == .png ? .png : .jpeg))
+                    outputs.append(try render(base, buffer.count, side: side, fullType: type == .png ? .png : .jpeg,
+                                              toSRGB: embedsProfile))
                 }
                 return .success(outputs)
             } catch {
@@ -47,22 +48,26 @@ enum PhotoRenderer {
     }
 
     /// Reads the header only and applies the upload's decompression-bomb rule to what libvips
-    /// will decode, before any pixel is.
-    private static func checkDimensions(_ base: UnsafeRawPointer, _ count: Int) throws(RenditionFailure) {
+    /// will decode, before any pixel is. Returns whether the image embeds a colour profile: only
+    /// then are its renditions' pixels converted to sRGB.
+    private static func checkHeader(_ base: UnsafeRawPointer, _ count: Int) throws(RenditionFailure) -> Bool {
         guard let header = cvips_header(base, count) else { throw .unreadable(VipsLibrary.takeError()) }
         let dimensions = ImageDimensions(width: Int(vips_image_get_width(header)), height: Int(vips_image_get_height(header)))
+        let embedsProfile = cvips_has_profile(header) != 0
         cvips_unref(header)
         do {
             try dimensions.checkDecodable()
         } catch {
             throw .tooLarge(width: dimensions.width, height: dimensions.height)
         }
+        return embedsProfile
     }
 
-    private static func render(_ base: UnsafeRawPointer, _ count: Int, side: Int32,
-                               fullType: MediaType) throws(RenditionFailure) -> Output {
+    private static func render(_ base: UnsafeRawPointer, _ count: Int, side: Int32, fullType: MediaType,
+                               toSRGB: Bool) throws(RenditionFailure) -> Output {
         var image: UnsafeMutablePointer<VipsImage>?
-        guard cvips_thumbnail(base, count, side == 0 ? fullSide : side, &image) == 0, var current = image else {
+        guard cvips_thumbnail(base, count, side == 0 ? fullSide : side, toSRGB ? 1 : 0, &image) == 0,
+              var current = image else {
             throw .unreadable(VipsLibrary.takeError())
         }
         defer { cvips_unref(current) }
