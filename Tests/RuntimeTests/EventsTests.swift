@@ -395,6 +395,60 @@ import TestSupport
         #expect(try await consumer.storedCursor() == cursors.last)
     }
 
+    /// Events whose payload does not decode are skipped, logged and counted, not retried
+    /// forever: every other event is applied once, in order, and the stored cursor reaches the
+    /// last event, with undecodable events together, at a batch's start and at its end.
+    @Test func consumer_skipsEventsThatDoNotDecode_andAppliesEveryOtherOnce() async throws {
+        let producerPool = try await TestDatabase.makePool()
+        let consumerPool = try await TestDatabase.makePool()
+        defer {
+            producerPool.close()
+            consumerPool.close()
+        }
+        let outbox = try await Self.makeOutbox(pool: producerPool)
+        let applied = TestDatabase.uniqueName("applied")
+        try await Self.makeCursorTable(pool: consumerPool)
+        try await consumerPool.withConnection { connection in
+            try await connection.executeScript("CREATE TABLE testsvc.\(applied) (cursor bigint NOT NULL, decoded bigint NOT NULL);")
+        }
+        let producer = try await Producer(outbox: outbox, pool: producerPool)
+        let client = RPCClient(host: "127.0.0.1", port: producer.server.port)
+        defer { client.close() }
+        // A malformed varint, as a payload of bytes that are no message.
+        let bad: Set<Int> = [0, 30, 31, 63, 64, 119]
+        var cursors: [Int64] = []
+        for index in 0..<120 {
+            let payload = bad.contains(index) ? [UInt8](repeating: 0xAB, count: 140)
+                : Events.WatchEventsRequest(afterCursor: Int64(index)).serializedBytes()
+            cursors.append(try await producerPool.withTransaction { connection in
+                try await outbox.append(OutboxEvent(type: "Thing", app: "swivo", aggregateID: "a", payload: payload), on: connection)
+            })
+        }
+        let consumer = try EventConsumer(source: TestDatabase.uniqueName("source"), schema: "testsvc", pool: consumerPool,
+                                         client: client, credential: Self.consumerCredential, batchLimit: 32) { event, connection in
+            let decoded = try Events.WatchEventsRequest(serializedBytes: event.payload)
+            _ = try await connection.execute("INSERT INTO testsvc.\(applied) (cursor, decoded) VALUES ($1, $2)",
+                                             [.int64(event.cursor), .int64(decoded.afterCursor)])
+        }
+        let running = Task { await consumer.run() }
+        let deadline = ContinuousClock.now + .seconds(20)
+        while try await consumer.storedCursor() < cursors.last!, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        running.cancel()
+        await running.value
+        await producer.stop()
+
+        let rows = try await consumerPool.withConnection { connection in
+            try await connection.query("SELECT cursor, decoded FROM testsvc.\(applied) ORDER BY cursor")
+        }
+        let good = (0..<120).filter { !bad.contains($0) }
+        #expect(try rows.map { try $0.decode(0, as: Int64.self) } == good.map { cursors[$0] })
+        #expect(try rows.map { try $0.decode(1, as: Int64.self) } == good.map(Int64.init))
+        #expect(try await consumer.storedCursor() == cursors.last)
+        #expect(consumer.undecodable.count == bad.count)
+    }
+
     /// A consumer catching up on a backlog applies what the stream has delivered in batches,
     /// still exactly once and in order; an event whose apply fails rolls back its whole batch,
     /// which is applied again after the retry, and nothing is applied twice.

@@ -46,6 +46,7 @@ enum PushRuntime {
         let follower = RealtimePushFollower(pool: pool, feed: server.feed, notifier: notifier, planner: planner,
                                             pollInterval: settings.pollInterval, logger: context.logger)
         context.addBackgroundJob("push planning") { await follower.run() }
+        context.exportSkippedEvents(follower.undecodable)
         var sources: [(String, RPCClient, [String])] = [("identity", identity, PushPlanner.identityTypes)]
         if let text = context.environment["RV_PRODUCTION_ADDRESS"] {
             let (host, port) = try EnvironmentReader.hostAndPort(text, variable: "RV_PRODUCTION_ADDRESS")

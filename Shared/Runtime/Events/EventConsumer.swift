@@ -16,6 +16,9 @@ package import RPC
 /// Each event is applied in a consumer span continuing the producer's trace (`EventSpan`), so
 /// its statements, calls and log lines (`trace_id`, `span_id`) belong to the trace that caused it.
 ///
+/// An event whose payload does not decode is skipped (logged and counted, `UndecodableEvents`):
+/// retrying it could never succeed, and would hold up every event after it.
+///
 /// `WatchEvents` is an internal method: the producer refuses a consumer without a service
 /// credential it accepts (UNAUTHENTICATED, retried with backoff like any broken stream).
 package struct EventConsumer: Sendable {
@@ -31,8 +34,11 @@ package struct EventConsumer: Sendable {
     /// Most events applied in one transaction.
     package let batchLimit: Int
     /// Applies one event inside the consumer's transaction; throwing rolls back the events of
-    /// that transaction and the consumer retries them after a backoff.
+    /// that transaction and the consumer retries them after a backoff, except for a decoding
+    /// failure (`WireDecodingError`), which skips the event.
     package let apply: @Sendable (Events.Event, Connection) async throws -> Void
+    /// The events skipped because they do not decode (`ServiceContext.follow` exports the count).
+    package let undecodable: UndecodableEvents
     /// How far behind the producer this consumer is (`ServiceContext.follow` exports it and
     /// fails `/readyz` past the bound).
     package let lag = ConsumerLag()
@@ -53,6 +59,7 @@ package struct EventConsumer: Sendable {
         self.batchLimit = max(1, batchLimit)
         self.logger = logger
         self.apply = apply
+        undecodable = UndecodableEvents(source: source, logger: logger)
     }
 
     /// The cursor table, for the consumer's migration list.
@@ -133,6 +140,19 @@ package struct EventConsumer: Sendable {
     /// again on this stream, so it is dropped (`CursorWentBack`) and followed again from the
     /// stored cursor.
     private func applyOnce(_ events: [Events.Event], reached: Int64) async throws -> Int64 {
+        var stored = reached
+        repeat {
+            stored = try await undecodable.skipping { undecodable in
+                try await applyTransaction(events, reached: stored, endingAt: undecodable)
+            }
+        } while stored < events.last?.cursor ?? stored  // it ended at an undecodable event: the rest follow
+        return stored
+    }
+
+    /// One transaction of `applyOnce`: every event after the stored cursor, or, given the cursor
+    /// of an event that does not decode (`UndecodableEvents`), those before it, then the cursor
+    /// moved to it.
+    private func applyTransaction(_ events: [Events.Event], reached: Int64, endingAt undecodable: Int64?) async throws -> Int64 {
         try await pool.withTransaction { connection in
             let rows = try await connection.query(
                 "SELECT cursor FROM \(schema).event_cursors WHERE source = $1 FOR UPDATE", [.text(source)])
@@ -140,9 +160,13 @@ package struct EventConsumer: Sendable {
             if stored < reached { throw CursorWentBack(source: source, stored: stored, reached: reached) }
             var applied = stored
             for event in events where event.cursor > applied {
+                if let undecodable, event.cursor >= undecodable {
+                    applied = undecodable
+                    break
+                }
                 try await EventSpan.consume(event.type, context: EventTraceContext(event), messageID: event.id,
                                             consumer: source) {
-                    try await apply(event, connection)
+                    try await UndecodableEvents.apply(event) { try await apply(event, connection) }
                 }
                 applied = event.cursor
             }

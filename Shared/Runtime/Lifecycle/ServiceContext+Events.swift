@@ -2,7 +2,8 @@ package import Postgres
 
 extension ServiceContext {
     /// Runs `consumer` for the life of the process, exports its lag as
-    /// `event_consumer_lag_seconds{consumer="<source>"}`, and fails `/readyz` (and the gRPC
+    /// `event_consumer_lag_seconds{consumer="<source>"}` and the events it skipped as
+    /// `event_consumer_skipped_events{consumer}`, and fails `/readyz` (and the gRPC
     /// health status) with "consumer <source>: 75 s behind (bound 60 s)" while the lag is over
     /// `RV_EVENT_LAG_BOUND_SECONDS`.
     package func follow(_ consumer: EventConsumer) {
@@ -10,6 +11,7 @@ extension ServiceContext {
         addBackgroundJob("\(consumer.source) events") { await consumer.run() }
         metrics.addGaugeHook("event_consumer_lag_seconds", labels: [("consumer", consumer.source)],
                              help: "Seconds an event consumer is behind its producer (ConsumerLag)") { lag.seconds() }
+        exportSkippedEvents(consumer.undecodable)
         guard let bound = configuration.eventLagBound else { return }
         let boundSeconds = Double(bound.components.seconds) + Double(bound.components.attoseconds) / 1e18
         addReadinessCheck("consumer \(consumer.source)") {
@@ -30,6 +32,15 @@ extension ServiceContext {
             [holdBack = notifier.holdBack] in holdBack.seconds
         }
         return notifier
+    }
+
+    /// Exports how many events `undecodable`'s follower skipped since start as
+    /// `event_consumer_skipped_events{consumer="<source>"}`.
+    package func exportSkippedEvents(_ undecodable: UndecodableEvents) {
+        metrics.addGaugeHook("event_consumer_skipped_events", labels: [("consumer", undecodable.source)],
+                             help: "Events skipped since start because their payload does not decode (logged as errors)") {
+            Double(undecodable.count)
+        }
     }
 
     private static func formatted(_ seconds: Double) -> String {

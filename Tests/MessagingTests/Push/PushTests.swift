@@ -3,6 +3,7 @@ import CryptoCore
 import Foundation
 import Postgres
 import RPC
+import Runtime
 import Testing
 import TestSupport
 
@@ -278,6 +279,26 @@ import TestSupport
             #expect(try row.decode(1, as: Bool.self))
             #expect(try row.decode(2, as: Int64.self) == 1)
         }
+    }
+
+    /// An event in messaging's realtime outbox whose payload does not decode (a bug's, or one
+    /// written by hand) is passed over, not retried forever: the message after it is pushed.
+    @Test func anEventThatDoesNotDecode_isPassedOver_andTheMessageAfterItIsPushed() async throws {
+        let (members, fake) = try await Self.setUp()
+        defer { members.close() }
+        let ana = try await members.join()
+        let ben = try await members.join()
+        let benToken = try await Self.register(ben, members)
+        let id = try await members.match(ana, ben)
+        _ = try await fake.waitFor(benToken) { $0.contains { $0.category == "match" } }
+        let realtime = try Outbox(schema: "messaging", stream: "realtime")
+        _ = try await members.admin.withTransaction { connection in
+            try await realtime.append(OutboxEvent(type: "MessageReceived", app: "swivo", aggregateID: ben.id.lowercased(),
+                                                  payload: [UInt8](repeating: 0xAB, count: 140)), on: connection)
+        }
+        let sent = try await members.send("Still on for tonight?", from: ana, in: id)
+        let pushes = try await fake.waitFor(benToken) { $0.contains { $0.collapseID == sent.sentID } }
+        #expect(pushes.filter { $0.category == "message" }.map(\.alertBody) == ["Still on for tonight?"])
     }
 
     @Test func aReferralCodeUsed_isPushedToItsOwner() async throws {
