@@ -130,7 +130,7 @@ let package = Package(
         .executableTarget(name: "Production", dependencies: ["Auth", "Contracts", "CryptoCore", "Postgres", "RPC", "Runtime"],
                           path: "Services/Production", swiftSettings: swiftSettings),
         .executableTarget(name: "Messaging", dependencies: ["Auth", "Contracts", "CryptoCore", "HTTP2", "IOLoop", "OutboundHTTP",
-                                                            "Postgres", "RPC", "Runtime",
+                                                            "Postgres", "RPC", "Runtime", "Wire",
                                                             .product(name: "Logging", package: "swift-log"),
                                                             .product(name: "Metrics", package: "swift-metrics"),
                                                             .product(name: "Tracing", package: "swift-distributed-tracing")],

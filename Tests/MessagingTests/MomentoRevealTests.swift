@@ -34,7 +34,7 @@ import TestSupport
         let streamed = try await pool.withConnection { connection in
             var streamed: [UUID: [Realtime.RealtimeEvent]] = [:]
             for account in members + [outsider] {
-                streamed[account] = try await feed.events(for: account, after: 0, through: Int64.max, limit: 10, on: connection)
+                streamed[account] = try await feed.events(for: account, after: 0, through: Int64.max, limit: 10, on: connection).events
             }
             return streamed
         }

@@ -2,6 +2,7 @@ import Contracts
 import Foundation
 import HTTP2
 import RPC
+import Runtime
 import TestSupport
 import Testing
 
@@ -63,6 +64,32 @@ import Testing
         let again = try await RealtimeProbe.open(members.realtime[1], token: ana.token, after: resumed.lastCursor)
         defer { again.cancel() }
         #expect(again.deliveries.isEmpty)
+    }
+
+    /// An event in a member's stream whose payload does not decode (a bug's, or one written by
+    /// hand) is left out, live and in a resume's replay, and the events around it are delivered:
+    /// the stream does not fail at it, again at every resume.
+    @Test func anEventThatDoesNotDecode_isLeftOut_liveAndOnResume() async throws {
+        let members = try await MessagingMembers.make()
+        defer { members.close() }
+        let (ana, ben) = (try await members.join(), try await members.join())
+        let id = try await members.match(ana, ben)
+        let live = try await RealtimeProbe.open(members.realtime[0], token: ana.token)
+        defer { live.cancel() }
+        let cursor = live.lastCursor
+        _ = try await members.send("before", from: ben, in: id, instance: 1)
+        let realtime = try Outbox(schema: "messaging", stream: "realtime")
+        _ = try await members.admin.withTransaction { connection in
+            try await realtime.append(OutboxEvent(type: "MessageReceived", app: "swivo", aggregateID: ana.id.lowercased(),
+                                                  payload: [UInt8](repeating: 0xAB, count: 140)), on: connection)
+        }
+        _ = try await members.send("after", from: ben, in: id, instance: 0)
+        try await live.first { $0.deliveredMessage?.body == .text("after") }
+        let resumed = try await RealtimeProbe.open(members.realtime[1], token: ana.token, after: cursor)
+        defer { resumed.cancel() }
+        for stream in [live, resumed] {
+            #expect(stream.deliveries.compactMap(\.deliveredMessage?.body) == [.text("before"), .text("after")])
+        }
     }
 
     /// realtime.proto: a resume replays every event committed before the call, then Ready. The

@@ -2,6 +2,7 @@ import Contracts
 import Foundation
 import Postgres
 import Runtime
+import Wire
 
 /// The realtime outbox `messaging.realtime`: one row per event and recipient (aggregate id: the
 /// recipient's account), written in the transaction of the change, so a user's stream has the
@@ -18,11 +19,13 @@ struct RealtimeFeed: Sendable {
                                                 forEach: recipients.map { $0.uuidString.lowercased() }, on: connection)
     }
 
-    /// `account`'s events with cursors in (`after`, `through`], oldest first, at most `limit`.
+    /// `account`'s events with cursors in (`after`, `through`], oldest first, from at most `limit`
+    /// rows, with the last cursor read and whether the rows reached `limit` (more may follow).
     /// Everything at or below a cursor the hub has dispatched, or at or below a settled cursor
-    /// (`resumableCursors`), has committed or never will, so such a range is complete.
+    /// (`resumableCursors`), has committed or never will, so such a range is complete. An event
+    /// whose payload does not decode is left out, as the hub leaves it out live.
     func events(for account: UUID, after: Int64, through: Int64, limit: Int,
-                on connection: Connection) async throws -> [Realtime.RealtimeEvent] {
+                on connection: Connection) async throws -> (events: [Realtime.RealtimeEvent], readThrough: Int64?, full: Bool) {
         let rows = try await connection.query("""
             SELECT cursor, payload, \(UnixMicroseconds.sql("occurred_at"))
             FROM messaging.realtime
@@ -30,9 +33,18 @@ struct RealtimeFeed: Sendable {
             ORDER BY cursor
             LIMIT $4
             """, [.text(account.uuidString.lowercased()), .int64(after), .int64(through), .int(limit)])
-        return try rows.map { row in
-            try Self.event(cursor: try row.decode(0), payload: try row.decode(1), occurredAt: try row.decode(2))
+        var events: [Realtime.RealtimeEvent] = []
+        var readThrough: Int64?
+        for row in rows {
+            let cursor: Int64 = try row.decode(0)
+            readThrough = cursor
+            do {
+                events.append(try Self.event(cursor: cursor, payload: try row.decode(1), occurredAt: try row.decode(2)))
+            } catch is WireDecodingError {
+                continue
+            }
         }
+        return (events, readThrough, rows.count == limit)
     }
 
     /// The cursors a stream may resume after: from the highest one pruned (older events are

@@ -64,11 +64,11 @@ struct RealtimeService: RealtimeProvider {
             }
             through = max(through, settled)
             while last < through {
-                let batch = try await pool.withConnection { [last, through] connection in
+                let page = try await pool.withConnection { [last, through] connection in
                     try await feed.events(for: account, after: last, through: through, limit: replayBatch, on: connection)
                 }
-                for event in batch where shown(event) { try await writer.write(event) }
-                guard let end = batch.last?.cursor, batch.count == replayBatch else { break }
+                for event in page.events where shown(event) { try await writer.write(event) }
+                guard let end = page.readThrough, page.full else { break }
                 last = end
             }
         }
