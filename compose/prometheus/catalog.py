@@ -48,6 +48,11 @@ METRICS = [
            "event it has not applied occurred or since its stream went down (ConsumerLag; /readyz fails past "
            "RV_EVENT_LAG_BOUND_SECONDS)",
            ("consumer",), source="Shared/Runtime/Lifecycle/ServiceContext+Events.swift"),
+    Metric("event_consumer_skipped_events", "gauge",
+           "Events a follower (an event consumer, or messaging's push planning from its realtime outbox, "
+           "consumer=push-realtime) skipped since it started because their payload does not decode; each is logged as an "
+           "error with its cursor, id and type (UndecodableEvents)",
+           ("consumer",), source="Shared/Runtime/Events/UndecodableEvents.swift"),
     Metric("outbox_held_back_seconds", "gauge",
            "How long committed events of an outbox have waited for delivery behind a transaction still open in the "
            "cluster (the longest wait among its watchers; 0 when none waits)",
@@ -177,6 +182,14 @@ ALERTS = [
           "or an event it cannot apply (the same error repeating).",
           meaning="An event consumer is more than 2 minutes behind its producer's stream for 5 minutes (matches not "
                   "becoming conversations, pushes late, deletions not purged)."),
+    Alert("EventsSkipped", "max by (service, consumer) (delta(event_consumer_skipped_events[15m])) > 0", "0m", "ticket",
+          "{{ $labels.service }}'s {{ $labels.consumer }} follower skipped events that do not decode",
+          "Find 'event skipped: its payload does not decode' in the service's log: each line names the event's cursor, id "
+          "and type, and the event is still in its producer's outbox. A producer writing bad payloads (a bug, a version "
+          "mismatch) or rows written by hand; what the events would have done (a push, a projection's change) did not "
+          "happen.",
+          meaning="A follower passed over events whose payload does not decode in the last 15 minutes, rather than "
+                  "stopping at them (the events after them were applied)."),
     Alert("OutboxDeliveryHeldBack", "max by (service, outbox) (outbox_held_back_seconds) > 30", "2m", "page",
           "{{ $labels.service }}'s {{ $labels.outbox }} events wait {{ $value | humanizeDuration }} behind an open transaction",
           "Find the oldest open transaction in the cluster: SELECT pid, usename, application_name, xact_start, state, query "
