@@ -58,6 +58,55 @@ import TestSupport
         }
     }
 
+    /// A consumer test's two sides: a producer serving an outbox of its own, and the consumer's
+    /// pool with the cursor table and a table `applied` (of `columns`) for what it applies.
+    struct ConsumerFixture {
+        let producerPool: PostgresPool
+        let consumerPool: PostgresPool
+        let outbox: Outbox
+        let applied: String
+        let producer: Producer
+        let client: RPCClient
+
+        static func make(applied columns: String) async throws -> ConsumerFixture {
+            let producerPool = try await TestDatabase.makePool()
+            let consumerPool = try await TestDatabase.makePool()
+            do {
+                let outbox = try await EventsTests.makeOutbox(pool: producerPool)
+                let applied = TestDatabase.uniqueName("applied")
+                try await EventsTests.makeCursorTable(pool: consumerPool)
+                try await consumerPool.withConnection { connection in
+                    try await connection.executeScript("CREATE TABLE testsvc.\(applied) (\(columns));")
+                }
+                let producer = try await Producer(outbox: outbox, pool: producerPool)
+                return ConsumerFixture(producerPool: producerPool, consumerPool: consumerPool, outbox: outbox, applied: applied,
+                                       producer: producer, client: RPCClient(host: "127.0.0.1", port: producer.server.port))
+            } catch {
+                producerPool.close()
+                consumerPool.close()
+                throw error
+            }
+        }
+
+        /// Closes the client and both pools (the test stops the producer it ends with).
+        func close() {
+            client.close()
+            producerPool.close()
+            consumerPool.close()
+        }
+    }
+
+    /// Runs `consumer` until its stored cursor reaches `cursor` (20 s at most), then stops it.
+    static func run(_ consumer: EventConsumer, untilItStores cursor: Int64) async throws {
+        let running = Task { await consumer.run() }
+        let deadline = ContinuousClock.now + .seconds(20)
+        while try await consumer.storedCursor() < cursor, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        running.cancel()
+        await running.value
+    }
+
     static func makeOutbox(pool: PostgresPool) async throws -> Outbox {
         let outbox = try Outbox(schema: "testsvc", stream: TestDatabase.uniqueName("outbox"))
         try await pool.withConnection { try await $0.executeScript(outbox.ddl) }
@@ -253,24 +302,11 @@ import TestSupport
     /// Producer and consumer restarts, a consumer that was down, and two consumers sharing a
     /// source: every event is applied exactly once, in cursor order.
     @Test func consumer_appliesEveryEventOnce_acrossRestartsAndDowntime() async throws {
-        let producerPool = try await TestDatabase.makePool()
-        let consumerPool = try await TestDatabase.makePool()
-        defer {
-            producerPool.close()
-            consumerPool.close()
-        }
-        let outbox = try await Self.makeOutbox(pool: producerPool)
-        let applied = TestDatabase.uniqueName("applied")
-        try await Self.makeCursorTable(pool: consumerPool)
-        try await consumerPool.withConnection { connection in
-            try await connection.executeScript("""
-                CREATE TABLE testsvc.\(applied) (event_id text NOT NULL, cursor bigint NOT NULL, applied_at timestamptz DEFAULT clock_timestamp());
-                """)
-        }
-        var producer = try await Producer(outbox: outbox, pool: producerPool)
+        let fixture = try await ConsumerFixture.make(applied: "event_id text NOT NULL, cursor bigint NOT NULL, applied_at timestamptz DEFAULT clock_timestamp()")
+        defer { fixture.close() }
+        let (producerPool, consumerPool, outbox, applied, client) = (fixture.producerPool, fixture.consumerPool, fixture.outbox, fixture.applied, fixture.client)
+        var producer = fixture.producer
         let port = producer.server.port
-        let client = RPCClient(host: "127.0.0.1", port: port)
-        defer { client.close() }
         let source = TestDatabase.uniqueName("source")
         let consumer = try EventConsumer(source: source, schema: "testsvc", pool: consumerPool, client: client,
                                          credential: Self.consumerCredential) { event, connection in
@@ -338,23 +374,10 @@ import TestSupport
     /// together while its stream stays open past them. The consumer follows again from the
     /// stored cursor, so the events whose application was lost are applied again, once.
     @Test func consumer_whoseCommitsWereLost_appliesTheirEventsAgain() async throws {
-        let producerPool = try await TestDatabase.makePool()
-        let consumerPool = try await TestDatabase.makePool()
-        defer {
-            producerPool.close()
-            consumerPool.close()
-        }
-        let outbox = try await Self.makeOutbox(pool: producerPool)
-        let applied = TestDatabase.uniqueName("applied")
-        try await Self.makeCursorTable(pool: consumerPool)
-        try await consumerPool.withConnection { connection in
-            try await connection.executeScript("""
-                CREATE TABLE testsvc.\(applied) (event_id text NOT NULL, cursor bigint NOT NULL);
-                """)
-        }
-        let producer = try await Producer(outbox: outbox, pool: producerPool)
-        let client = RPCClient(host: "127.0.0.1", port: producer.server.port)
-        defer { client.close() }
+        let fixture = try await ConsumerFixture.make(applied: "event_id text NOT NULL, cursor bigint NOT NULL")
+        defer { fixture.close() }
+        let (consumerPool, applied, client) = (fixture.consumerPool, fixture.applied, fixture.client)
+        let producer = fixture.producer
         let source = TestDatabase.uniqueName("source")
         let consumer = try EventConsumer(source: source, schema: "testsvc", pool: consumerPool, client: client,
                                          credential: Self.consumerCredential) { event, connection in
@@ -399,21 +422,10 @@ import TestSupport
     /// forever: every other event is applied once, in order, and the stored cursor reaches the
     /// last event, with undecodable events together, at a batch's start and at its end.
     @Test func consumer_skipsEventsThatDoNotDecode_andAppliesEveryOtherOnce() async throws {
-        let producerPool = try await TestDatabase.makePool()
-        let consumerPool = try await TestDatabase.makePool()
-        defer {
-            producerPool.close()
-            consumerPool.close()
-        }
-        let outbox = try await Self.makeOutbox(pool: producerPool)
-        let applied = TestDatabase.uniqueName("applied")
-        try await Self.makeCursorTable(pool: consumerPool)
-        try await consumerPool.withConnection { connection in
-            try await connection.executeScript("CREATE TABLE testsvc.\(applied) (cursor bigint NOT NULL, decoded bigint NOT NULL);")
-        }
-        let producer = try await Producer(outbox: outbox, pool: producerPool)
-        let client = RPCClient(host: "127.0.0.1", port: producer.server.port)
-        defer { client.close() }
+        let fixture = try await ConsumerFixture.make(applied: "cursor bigint NOT NULL, decoded bigint NOT NULL")
+        defer { fixture.close() }
+        let (producerPool, consumerPool, outbox, applied, client) = (fixture.producerPool, fixture.consumerPool, fixture.outbox, fixture.applied, fixture.client)
+        let producer = fixture.producer
         // A malformed varint, as a payload of bytes that are no message.
         let bad: Set<Int> = [0, 30, 31, 63, 64, 119]
         var cursors: [Int64] = []
@@ -430,13 +442,7 @@ import TestSupport
             _ = try await connection.execute("INSERT INTO testsvc.\(applied) (cursor, decoded) VALUES ($1, $2)",
                                              [.int64(event.cursor), .int64(decoded.afterCursor)])
         }
-        let running = Task { await consumer.run() }
-        let deadline = ContinuousClock.now + .seconds(20)
-        while try await consumer.storedCursor() < cursors.last!, ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(20))
-        }
-        running.cancel()
-        await running.value
+        try await Self.run(consumer, untilItStores: cursors.last!)
         await producer.stop()
 
         let rows = try await consumerPool.withConnection { connection in
@@ -453,24 +459,11 @@ import TestSupport
     /// still exactly once and in order; an event whose apply fails rolls back its whole batch,
     /// which is applied again after the retry, and nothing is applied twice.
     @Test func consumer_appliesABacklogInBatches_andRetriesAFailedBatchWhole() async throws {
-        let producerPool = try await TestDatabase.makePool()
-        let consumerPool = try await TestDatabase.makePool()
-        defer {
-            producerPool.close()
-            consumerPool.close()
-        }
-        let outbox = try await Self.makeOutbox(pool: producerPool)
-        let applied = TestDatabase.uniqueName("applied")
-        try await Self.makeCursorTable(pool: consumerPool)
-        try await consumerPool.withConnection { connection in
-            try await connection.executeScript("""
-                CREATE TABLE testsvc.\(applied) (event_id text NOT NULL, cursor bigint NOT NULL,
-                                                  transaction_id xid8 NOT NULL DEFAULT pg_current_xact_id());
-                """)
-        }
-        let producer = try await Producer(outbox: outbox, pool: producerPool)
-        let client = RPCClient(host: "127.0.0.1", port: producer.server.port)
-        defer { client.close() }
+        let fixture = try await ConsumerFixture.make(
+            applied: "event_id text NOT NULL, cursor bigint NOT NULL, transaction_id xid8 NOT NULL DEFAULT pg_current_xact_id()")
+        defer { fixture.close() }
+        let (consumerPool, applied, client) = (fixture.consumerPool, fixture.applied, fixture.client)
+        let producer = fixture.producer
         let cursors = try await producer.append(300)
         let failing = cursors[150]
         let failed = Mutex(false)
@@ -484,13 +477,7 @@ import TestSupport
             }
             if failNow { throw RPCError(code: .unavailable, message: "a transient failure while applying") }
         }
-        let running = Task { await consumer.run() }
-        let deadline = ContinuousClock.now + .seconds(20)
-        while try await consumer.storedCursor() < cursors.last!, ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(20))
-        }
-        running.cancel()
-        await running.value
+        try await Self.run(consumer, untilItStores: cursors.last!)
         await producer.stop()
 
         let rows = try await consumerPool.withConnection { connection in
