@@ -2,6 +2,7 @@ import Contracts
 import Foundation
 import Postgres
 import RPC
+import Runtime
 import TestSupport
 import Testing
 
@@ -114,6 +115,16 @@ struct MessagingMembers: Sendable {
               key: String = UUID().uuidString) async throws -> Messaging.SendMessageResponse {
         try await messaging[instance].sendMessage(.init(conversationID: conversation, clientMessageID: key, body: .text(text)),
                                                   options: member.bearer)
+    }
+
+    /// Writes into messaging's realtime outbox, for `member`, a MessageReceived whose payload
+    /// does not decode (140 bytes of 0xAB: a malformed varint), as a bug or a hand-written row would.
+    func appendUndecodableEvent(for member: Member) async throws {
+        let realtime = try Outbox(schema: "messaging", stream: "realtime")
+        _ = try await admin.withTransaction { connection in
+            try await realtime.append(OutboxEvent(type: "MessageReceived", app: member.app, aggregateID: member.id.lowercased(),
+                                                  payload: [UInt8](repeating: 0xAB, count: 140)), on: connection)
+        }
     }
 
     /// Waits (up to `timeout`) until `condition` holds; fails the test naming `what` otherwise.

@@ -2,7 +2,6 @@ import Contracts
 import Foundation
 import HTTP2
 import RPC
-import Runtime
 import TestSupport
 import Testing
 
@@ -78,11 +77,7 @@ import Testing
         defer { live.cancel() }
         let cursor = live.lastCursor
         _ = try await members.send("before", from: ben, in: id, instance: 1)
-        let realtime = try Outbox(schema: "messaging", stream: "realtime")
-        _ = try await members.admin.withTransaction { connection in
-            try await realtime.append(OutboxEvent(type: "MessageReceived", app: "swivo", aggregateID: ana.id.lowercased(),
-                                                  payload: [UInt8](repeating: 0xAB, count: 140)), on: connection)
-        }
+        try await members.appendUndecodableEvent(for: ana)
         _ = try await members.send("after", from: ben, in: id, instance: 0)
         try await live.first { $0.deliveredMessage?.body == .text("after") }
         let resumed = try await RealtimeProbe.open(members.realtime[1], token: ana.token, after: cursor)

@@ -3,7 +3,6 @@ import CryptoCore
 import Foundation
 import Postgres
 import RPC
-import Runtime
 import Testing
 import TestSupport
 
@@ -291,11 +290,7 @@ import TestSupport
         let benToken = try await Self.register(ben, members)
         let id = try await members.match(ana, ben)
         _ = try await fake.waitFor(benToken) { $0.contains { $0.category == "match" } }
-        let realtime = try Outbox(schema: "messaging", stream: "realtime")
-        _ = try await members.admin.withTransaction { connection in
-            try await realtime.append(OutboxEvent(type: "MessageReceived", app: "swivo", aggregateID: ben.id.lowercased(),
-                                                  payload: [UInt8](repeating: 0xAB, count: 140)), on: connection)
-        }
+        try await members.appendUndecodableEvent(for: ben)
         let sent = try await members.send("Still on for tonight?", from: ana, in: id)
         let pushes = try await fake.waitFor(benToken) { $0.contains { $0.collapseID == sent.sentID } }
         #expect(pushes.filter { $0.category == "message" }.map(\.alertBody) == ["Still on for tonight?"])
