@@ -4,7 +4,8 @@ import Foundation
 /// Makes what is served for a photo from its uploaded bytes, with libvips: the full-size
 /// rendition and the thumbnails, each shrunk (never enlarged) to its long side, the EXIF
 /// orientation applied, converted to sRGB when the photo embeds a colour profile, and saved
-/// without any metadata (the EXIF with its GPS position, XMP, IPTC, comments, the profile). Blocking and CPU-bound: callers run it on the renditions' own threads.
+/// without any metadata (the EXIF with its GPS position, XMP, IPTC, comments, the profile).
+/// Blocking and CPU-bound: callers run it on the renditions' own threads.
 enum PhotoRenderer {
     /// One rendition's bytes.
     struct Output: Sendable {
